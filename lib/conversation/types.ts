@@ -1,0 +1,108 @@
+/**
+ * The item contract: one n8n item carries one conversation as plain JSON.
+ * Messages use the OpenAI Chat Completions shape (what users recognise from logs), plus a few
+ * optional keys of our own that every dialect strips before a request. See docs/item-contract.md;
+ * lib/conversation/conversation.schema.json is the machine-checked form of these types.
+ */
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface AssistantToolCall {
+	id: string;
+	type: 'function';
+	function: { name: string; arguments: string };
+}
+
+export interface SystemMessage {
+	role: 'system';
+	content: string;
+}
+
+export interface UserMessage {
+	role: 'user';
+	content: string;
+}
+
+export interface AssistantMessage {
+	role: 'assistant';
+	content: string | null;
+	tool_calls?: AssistantToolCall[];
+}
+
+/** A reference from a tool message to n8n binary data held on the same item. */
+export interface BinaryReference {
+	/** Key in the item's `binary` object. */
+	binaryProperty: string;
+	kind: 'image' | 'audio' | 'blob';
+	mimeType: string;
+	uri?: string;
+}
+
+export interface ToolMessage {
+	role: 'tool';
+	tool_call_id: string;
+	content: string;
+	/** Our keys: the call failed (validation, server error, timeout); the text says why. */
+	isError?: boolean;
+	/** The tool's name as the conversation knows it, for readers of the log. */
+	name?: string;
+	structuredContent?: Record<string, unknown>;
+	attachments?: BinaryReference[];
+}
+
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+export interface ToolAnnotations {
+	title?: string;
+	readOnlyHint?: boolean;
+	destructiveHint?: boolean;
+	idempotentHint?: boolean;
+	openWorldHint?: boolean;
+}
+
+/** A tool the model may call. `server` is absent for tools defined in a model node. */
+export interface Tool {
+	/** Unique within the conversation; differs from `mcpName` only to resolve a collision. */
+	name: string;
+	title?: string;
+	description?: string;
+	inputSchema: JsonSchema;
+	outputSchema?: JsonSchema;
+	annotations?: ToolAnnotations;
+	server?: string;
+	/** The name the MCP server knows the tool by. */
+	mcpName?: string;
+}
+
+/** A call the model asked for that no executor has answered yet. */
+export interface PendingToolCall {
+	id: string;
+	name: string;
+	/** Parsed arguments, or null when `rawArguments` is not a JSON object. */
+	arguments: Record<string, unknown> | null;
+	rawArguments: string;
+	/** Why `rawArguments` could not be parsed; the executor tells the model. */
+	argumentsError?: string;
+}
+
+export interface TraceEntry {
+	/** What happened: "mcp.listTools", "mcp.callTool", "model.request", ... */
+	step: string;
+	node: string;
+	at: string;
+	durationMs?: number;
+	[detail: string]: unknown;
+}
+
+export interface Conversation {
+	messages: Message[];
+	tools: Tool[];
+	toolCalls: PendingToolCall[];
+	trace: TraceEntry[];
+	/** The final assistant text, set when the model answered without calling tools. */
+	answer?: string;
+	/** Model turns taken so far (the loop guard counts these). */
+	rounds?: number;
+	/** Why the conversation ended, when it did not end with an answer. */
+	stopReason?: string;
+}
