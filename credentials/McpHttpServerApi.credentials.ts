@@ -1,0 +1,78 @@
+import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+
+export class McpHttpServerApi implements ICredentialType {
+	name = 'mcpHttpServerApi';
+
+	displayName = 'MCP Server (HTTP)';
+
+	icon: Icon = { light: 'file:../nodes/McpClient/mcp.svg', dark: 'file:../nodes/McpClient/mcp.dark.svg' };
+
+	documentationUrl = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'URL',
+			name: 'url',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://example.com/mcp',
+			description: 'The MCP endpoint: the Streamable HTTP path, or the SSE path of a legacy server',
+		},
+		{
+			displayName: 'Transport',
+			name: 'transport',
+			type: 'options',
+			default: 'auto',
+			options: [
+				{
+					name: 'Automatic',
+					value: 'auto',
+					description: 'Streamable HTTP, falling back to SSE when the server does not speak it',
+				},
+				{ name: 'Streamable HTTP', value: 'streamableHttp' },
+				{ name: 'Server-Sent Events (Legacy)', value: 'sse' },
+			],
+		},
+		{
+			displayName: 'Authentication',
+			name: 'authentication',
+			type: 'options',
+			default: 'none',
+			options: [
+				{ name: 'None', value: 'none' },
+				{ name: 'Bearer Token', value: 'bearer' },
+				{ name: 'Custom Headers', value: 'headers' },
+			],
+		},
+		{
+			displayName: 'Token',
+			name: 'token',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: { show: { authentication: ['bearer'] } },
+			description: 'Sent as "Authorization: Bearer …" on every request',
+		},
+		{
+			displayName: 'Headers',
+			name: 'headers',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			default: {},
+			placeholder: 'Add Header',
+			displayOptions: { show: { authentication: ['headers'] } },
+			description: 'Sent on every request of every transport, values exactly as typed',
+			options: [
+				{
+					displayName: 'Header',
+					name: 'header',
+					values: [
+						{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
+					],
+				},
+			],
+		},
+	];
+}

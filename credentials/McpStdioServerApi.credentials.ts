@@ -1,0 +1,67 @@
+import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+
+export class McpStdioServerApi implements ICredentialType {
+	name = 'mcpStdioServerApi';
+
+	displayName = 'MCP Server (Command Line)';
+
+	icon: Icon = { light: 'file:../nodes/McpClient/mcp.svg', dark: 'file:../nodes/McpClient/mcp.dark.svg' };
+
+	documentationUrl = 'https://modelcontextprotocol.io/docs/learn/architecture#transport-layer';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Command',
+			name: 'command',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'npx',
+			description: 'The program that starts the MCP server. It runs on the n8n machine.',
+		},
+		{
+			displayName: 'Arguments',
+			name: 'arguments',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true, sortable: true },
+			default: {},
+			placeholder: 'Add Argument',
+			description: 'One entry per argument, passed as they are: no shell splitting or quoting',
+			options: [
+				{
+					displayName: 'Argument',
+					name: 'argument',
+					values: [{ displayName: 'Value', name: 'value', type: 'string', default: '' }],
+				},
+			],
+		},
+		{
+			displayName: 'Environment Variables',
+			name: 'environment',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			default: {},
+			placeholder: 'Add Variable',
+			description:
+				"The server's whole environment besides PATH: none of n8n's own variables are passed on. Add HOME here if the server needs it.",
+			options: [
+				{
+					displayName: 'Variable',
+					name: 'variable',
+					values: [
+						{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Working Folder',
+			name: 'cwd',
+			type: 'string',
+			default: '',
+			placeholder: '/home/node/mcp',
+			description: 'Folder the server starts in. Empty: the folder n8n runs in.',
+		},
+	];
+}

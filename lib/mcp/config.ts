@@ -1,0 +1,43 @@
+import { canonicalJson, sha256 } from '../json/canonical';
+
+/** How to start and talk to one MCP server: what a credential describes. */
+export type McpServerConfig = StdioServerConfig | HttpServerConfig;
+
+export interface StdioServerConfig {
+	transport: 'stdio';
+	command: string;
+	args: string[];
+	/** The child's whole environment, besides PATH: n8n's own variables (its secrets) never pass. */
+	env: Record<string, string>;
+	cwd?: string;
+}
+
+export type HttpTransportMode = 'auto' | 'streamableHttp' | 'sse';
+
+export interface HttpServerConfig {
+	transport: 'http';
+	url: string;
+	/** Sent on every request of every transport (auth headers included). */
+	headers: Record<string, string>;
+	/** auto: Streamable HTTP, falling back to the legacy SSE transport when the server refuses it. */
+	mode: HttpTransportMode;
+}
+
+/** Identifies a configuration without exposing its secrets: the pool key. */
+export function configKey(config: McpServerConfig): string {
+	return sha256(canonicalJson(config));
+}
+
+/** The values of a configuration that must never appear in an output or a log. */
+export function secretsOf(config: McpServerConfig): string[] {
+	const values = config.transport === 'stdio' ? Object.values(config.env) : Object.values(config.headers);
+	// Short values ("1", "true") are settings, not secrets, and redacting them would garble text.
+	return values.filter((value) => value.length >= 6);
+}
+
+/** A label for messages: never the headers or environment. */
+export function describeConfig(config: McpServerConfig): string {
+	return config.transport === 'stdio'
+		? `stdio: ${[config.command, ...config.args].join(' ')}`
+		: `${config.mode === 'auto' ? 'HTTP' : config.mode}: ${config.url}`;
+}

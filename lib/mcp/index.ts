@@ -1,0 +1,5 @@
+export * from './config';
+export { McpConnection, isTransportFailure, type CallOptions, type CallToolResult, type McpTool, type ServerIdentity } from './connection';
+export { ConnectionPool, type PoolOptions } from './pool';
+export { sharedPool } from './sharedPool';
+export { CLIENT_INFO } from './transport';

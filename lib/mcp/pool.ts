@@ -1,0 +1,135 @@
+import { configKey, type McpServerConfig } from './config';
+import { McpConnection } from './connection';
+
+export interface PoolOptions {
+	/** Connections kept at most; the least recently used idle one is closed first. */
+	maxSize: number;
+	/** An unused connection is closed (its process ended) after this long. */
+	idleTimeoutMs: number;
+	connectTimeoutMs: number;
+}
+
+interface Entry {
+	connection: Promise<McpConnection>;
+	users: number;
+	lastUsed: number;
+	idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * One connection per server configuration, shared by every item, call and execution in this
+ * process. Dead connections are dropped and the next use reconnects.
+ */
+export class ConnectionPool {
+	private readonly entries = new Map<string, Entry>();
+	/** Child processes of live stdio connections, for a synchronous kill when the process exits. */
+	private readonly pids = new Set<number>();
+
+	constructor(private readonly options: PoolOptions) {}
+
+	get size(): number {
+		return this.entries.size;
+	}
+
+	async use<T>(config: McpServerConfig, work: (connection: McpConnection) => Promise<T>): Promise<T> {
+		const key = configKey(config);
+		const entry = await this.acquire(key, config);
+		try {
+			return await work(await entry.connection);
+		} finally {
+			this.release(key, entry);
+		}
+	}
+
+	/** Closes every connection and ends every server process; the pool stays usable. */
+	async closeAll(): Promise<void> {
+		const entries = [...this.entries.values()];
+		this.entries.clear();
+		await Promise.all(entries.map((entry) => this.closeEntry(entry)));
+	}
+
+	/** For process exit, when nothing asynchronous runs any more: no server process outlives us. */
+	killProcesses(): void {
+		for (const pid of this.pids) {
+			try {
+				process.kill(pid, 'SIGTERM');
+			} catch {
+				// Already gone.
+			}
+		}
+		this.pids.clear();
+	}
+
+	private async acquire(key: string, config: McpServerConfig): Promise<Entry> {
+		const existing = this.entries.get(key);
+		if (existing && (await isUsable(existing))) {
+			clearTimeout(existing.idleTimer);
+			existing.users++;
+			return existing;
+		}
+		if (existing && this.entries.get(key) === existing) this.entries.delete(key);
+		// Another caller may have reconnected while this one waited on the dead entry.
+		const replaced = this.entries.get(key);
+		if (replaced) {
+			replaced.users++;
+			clearTimeout(replaced.idleTimer);
+			return replaced;
+		}
+		return this.connect(key, config);
+	}
+
+	private connect(key: string, config: McpServerConfig): Entry {
+		const entry: Entry = { connection: McpConnection.open(config, this.options.connectTimeoutMs), users: 1, lastUsed: Date.now() };
+		this.entries.set(key, entry);
+		entry.connection.then(
+			(connection) => {
+				const { pid } = connection;
+				if (pid !== undefined) this.pids.add(pid);
+				connection.onClose(() => {
+					if (pid !== undefined) this.pids.delete(pid);
+					this.forget(key, entry);
+				});
+			},
+			() => this.forget(key, entry),
+		);
+		this.evictOverflow();
+		return entry;
+	}
+
+	private release(key: string, entry: Entry): void {
+		entry.users--;
+		entry.lastUsed = Date.now();
+		if (entry.users > 0 || this.entries.get(key) !== entry) return;
+		entry.idleTimer = setTimeout(() => {
+			if (entry.users === 0 && this.forget(key, entry)) void this.closeEntry(entry);
+		}, this.options.idleTimeoutMs);
+		entry.idleTimer.unref();
+	}
+
+	/** Over the size bound, close idle connections, least recently used first. Busy ones are never cut off. */
+	private evictOverflow(): void {
+		const idle = [...this.entries].filter(([, entry]) => entry.users === 0).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+		for (const [key, entry] of idle) {
+			if (this.entries.size <= this.options.maxSize) return;
+			this.forget(key, entry);
+			void this.closeEntry(entry);
+		}
+	}
+
+	private forget(key: string, entry: Entry): boolean {
+		if (this.entries.get(key) !== entry) return false;
+		this.entries.delete(key);
+		return true;
+	}
+
+	private async closeEntry(entry: Entry): Promise<void> {
+		clearTimeout(entry.idleTimer);
+		const connection = await entry.connection.catch(() => undefined);
+		await connection?.close();
+	}
+}
+
+async function isUsable(entry: Entry): Promise<boolean> {
+	const connection = await entry.connection.catch(() => undefined);
+	return connection?.isAlive ?? false;
+}

@@ -1,0 +1,87 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
+import { StderrTail } from './stderrTail';
+
+export const CLIENT_INFO = { name: 'n8n-nodes-tool-calling', version: '0.1.0' };
+
+export interface ConnectedClient {
+	client: Client;
+	transport: Transport;
+	protocolVersion: string;
+	transportName: 'stdio' | 'streamableHttp' | 'sse';
+	stderr?: StderrTail;
+	pid?: number;
+}
+
+export async function connectClient(config: McpServerConfig, connectTimeoutMs: number): Promise<ConnectedClient> {
+	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs);
+	if (config.mode === 'sse') return connectOver('sse', sseTransport(config), connectTimeoutMs);
+	try {
+		return await connectOver('streamableHttp', streamableTransport(config), connectTimeoutMs);
+	} catch (error) {
+		if (config.mode === 'auto' && refusesStreamableHttp(error)) {
+			return connectOver('sse', sseTransport(config), connectTimeoutMs);
+		}
+		throw error;
+	}
+}
+
+async function connectStdio(config: StdioServerConfig, connectTimeoutMs: number): Promise<ConnectedClient> {
+	// Unset what the SDK would otherwise inherit (HOME, USER, SHELL...): only the configured
+	// environment plus PATH reaches the child. Node's spawn skips undefined values.
+	const inherited = { HOME: undefined, LOGNAME: undefined, SHELL: undefined, TERM: undefined, USER: undefined };
+	const transport = new StdioClientTransport({
+		command: config.command,
+		args: config.args,
+		env: { ...inherited, PATH: process.env.PATH ?? '', ...config.env } as unknown as Record<string, string>,
+		cwd: config.cwd || undefined,
+		stderr: 'pipe',
+	});
+	const stderr = new StderrTail();
+	transport.stderr?.on('data', (chunk: Buffer) => stderr.append(chunk));
+	try {
+		const connected = await connectOver('stdio', transport, connectTimeoutMs);
+		return { ...connected, stderr, pid: transport.pid ?? undefined };
+	} catch (error) {
+		const output = stderr.read();
+		throw new Error(`${(error as Error).message}${output ? `\nThe server's stderr:\n${output}` : ''}`, { cause: error });
+	}
+}
+
+function streamableTransport(config: HttpServerConfig): Transport {
+	return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+}
+
+function sseTransport(config: HttpServerConfig): Transport {
+	return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+}
+
+/** A legacy SSE-only server answers the Streamable HTTP POST with 400, 404 or 405 (spec's backwards-compatibility rule). */
+function refusesStreamableHttp(error: unknown): boolean {
+	return error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0);
+}
+
+async function connectOver(
+	transportName: ConnectedClient['transportName'],
+	transport: Transport,
+	connectTimeoutMs: number,
+): Promise<ConnectedClient> {
+	let protocolVersion = '';
+	const setVersion = transport.setProtocolVersion?.bind(transport);
+	transport.setProtocolVersion = (version: string) => {
+		protocolVersion = version;
+		setVersion?.(version);
+	};
+	const client = new Client(CLIENT_INFO, { capabilities: {} });
+	try {
+		await client.connect(transport, { timeout: connectTimeoutMs });
+	} catch (error) {
+		await client.close().catch(() => undefined);
+		throw error;
+	}
+	return { client, transport, protocolVersion, transportName };
+}

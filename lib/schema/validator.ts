@@ -1,0 +1,95 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { canonicalJson } from '../json/canonical';
+import type { JsonSchema } from '../conversation/types';
+
+export interface SchemaIssue {
+	/** JSON Pointer into the checked value ("" is the value itself). */
+	instancePath: string;
+	/** Where in the schema the rule that failed lives. */
+	schemaPath: string;
+	message: string;
+}
+
+export type CheckResult =
+	| { status: 'valid' }
+	| { status: 'invalid'; issues: SchemaIssue[] }
+	/** The schema itself cannot be compiled (malformed, remote $ref): nothing was checked. */
+	| { status: 'unchecked'; reason: string };
+
+type Compiled = { validate: ValidateFunction } | { error: string };
+
+const MAX_CACHED_SCHEMAS = 1000;
+const MAX_REPORTED_ISSUES = 10;
+
+/**
+ * Checks values against JSON Schemas with ajv. Each distinct schema is compiled once and cached
+ * by its canonical JSON, so a tool called for 100 items costs one compilation.
+ * Draft 2020-12 unless `$schema` names an older draft; vendor keywords (`x-…`) are tolerated;
+ * remote `$ref`s are never fetched.
+ */
+export class SchemaValidator {
+	private readonly draft2020 = withFormats(new Ajv2020(ajvOptions()));
+	private readonly draft07 = withFormats(new Ajv(ajvOptions()));
+	private readonly cache = new Map<string, Compiled>();
+
+	check(schema: JsonSchema, value: unknown): CheckResult {
+		const compiled = this.compile(schema);
+		if ('error' in compiled) return { status: 'unchecked', reason: compiled.error };
+		if (compiled.validate(value)) return { status: 'valid' };
+		return { status: 'invalid', issues: (compiled.validate.errors ?? []).map(toIssue) };
+	}
+
+	get cachedSchemaCount(): number {
+		return this.cache.size;
+	}
+
+	private compile(schema: JsonSchema): Compiled {
+		const key = canonicalJson(schema);
+		const cached = this.cache.get(key);
+		if (cached) return cached;
+		const compiled = this.compileUncached(schema);
+		if (this.cache.size >= MAX_CACHED_SCHEMAS) this.cache.delete(this.cache.keys().next().value!);
+		this.cache.set(key, compiled);
+		return compiled;
+	}
+
+	private compileUncached(schema: JsonSchema): Compiled {
+		const { $schema, ...rest } = schema;
+		const ajv = typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? this.draft07 : this.draft2020;
+		try {
+			return { validate: ajv.compile(rest) };
+		} catch (error) {
+			return { error: (error as Error).message };
+		}
+	}
+}
+
+function ajvOptions() {
+	// addUsedSchema:false: two servers may reuse one $id for different schemas.
+	return { strict: false, allErrors: true, addUsedSchema: false, validateSchema: false } as const;
+}
+
+function withFormats<T extends Ajv>(ajv: T): T {
+	addFormats(ajv);
+	return ajv;
+}
+
+function toIssue(error: ErrorObject): SchemaIssue {
+	const params = error.params as Record<string, unknown>;
+	let message = error.message ?? 'is invalid';
+	if (error.keyword === 'additionalProperties') message = `has an undeclared property '${String(params.additionalProperty)}'`;
+	if (error.keyword === 'enum') message = `must be one of ${JSON.stringify(params.allowedValues)}`;
+	return { instancePath: error.instancePath, schemaPath: error.schemaPath, message };
+}
+
+/** One line per issue, for a person or a model to act on. */
+export function describeIssues(issues: SchemaIssue[]): string {
+	const lines = issues.slice(0, MAX_REPORTED_ISSUES).map((issue) => {
+		const where = issue.instancePath === '' ? 'the arguments object' : `'${issue.instancePath}'`;
+		return `- ${where} ${issue.message} (schema rule ${issue.schemaPath})`;
+	});
+	if (issues.length > MAX_REPORTED_ISSUES) lines.push(`- and ${issues.length - MAX_REPORTED_ISSUES} more`);
+	return lines.join('\n');
+}

@@ -1,0 +1,56 @@
+import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { processItems } from '../shared/items';
+import { properties } from './description';
+import { getToolArgumentFields, getToolNames, mcpServerConnection, searchTools } from './methods';
+import { callTool } from './operations/callTool';
+import { executeToolCalls } from './operations/executeToolCalls';
+import { listTools } from './operations/listTools';
+import { callSettingsOf } from './operations/settings';
+import { serverConfigOf } from './serverConfig';
+
+export class McpClient implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'MCP Client',
+		name: 'mcpClient',
+		icon: { light: 'file:mcp.svg', dark: 'file:mcp.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] }}',
+		description: 'List the tools of an MCP server, and check and execute the tool calls a model made',
+		defaults: { name: 'MCP Client' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		usableAsTool: true,
+		credentials: [
+			{
+				name: 'mcpStdioServerApi',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['stdio'] } },
+			},
+			{
+				name: 'mcpHttpServerApi',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['http'] } },
+			},
+		],
+		properties,
+	};
+
+	methods = {
+		loadOptions: { getToolNames },
+		listSearch: { searchTools },
+		resourceMapping: { getToolArgumentFields },
+		credentialTest: { mcpServerConnection },
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const operation = this.getNodeParameter('operation', 0) as 'listTools' | 'executeToolCalls' | 'callTool';
+		const config = await serverConfigOf(this);
+		if (operation === 'listTools') return processItems(this, 1, Infinity, listTools(this, config));
+		const settings = callSettingsOf(this);
+		const processItem = operation === 'callTool' ? callTool(this, config, settings) : executeToolCalls(this, config, settings);
+		return processItems(this, 1, settings.concurrency, processItem);
+	}
+}

@@ -1,0 +1,181 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+const show = (operation: string[]) => ({ show: { operation } });
+
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Connection',
+		name: 'connectionType',
+		type: 'options',
+		noDataExpression: true,
+		default: 'stdio',
+		options: [
+			{ name: 'Command Line (STDIO)', value: 'stdio', description: 'Start the server as a process on the n8n machine' },
+			{ name: 'HTTP', value: 'http', description: 'Streamable HTTP or legacy SSE' },
+		],
+	},
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		default: 'listTools',
+		options: [
+			{
+				name: 'List Tools',
+				value: 'listTools',
+				action: 'List the tools of an MCP server',
+				description: "Add the server's tools to each conversation (the register step)",
+			},
+			{
+				name: 'Execute Tool Calls',
+				value: 'executeToolCalls',
+				action: 'Execute the pending tool calls',
+				description: "Check and run each conversation's pending tool calls, then append the results",
+			},
+			{
+				name: 'Call Tool',
+				value: 'callTool',
+				action: 'Call one tool',
+				description: 'Run one tool with arguments from a form or JSON, no model involved',
+			},
+		],
+	},
+	{
+		displayName: 'Server Label',
+		name: 'serverLabel',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. files',
+		description:
+			'Names the server in the conversation: tools listed by it carry this label, and Execute Tool Calls runs only the calls of tools with its label. Empty: the name the server reports.',
+		displayOptions: show(['listTools', 'executeToolCalls']),
+	},
+	{
+		displayName: 'Tools to Include',
+		name: 'toolFilter',
+		type: 'options',
+		default: 'all',
+		options: [
+			{ name: 'All', value: 'all' },
+			{ name: 'Selected', value: 'only' },
+			{ name: 'All Except', value: 'except' },
+		],
+		displayOptions: show(['listTools']),
+	},
+	{
+		displayName: 'Tools',
+		name: 'includeTools',
+		type: 'multiOptions',
+		typeOptions: { loadOptionsMethod: 'getToolNames' },
+		default: [],
+		description:
+			'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		displayOptions: { show: { operation: ['listTools'], toolFilter: ['only'] } },
+	},
+	{
+		displayName: 'Tools to Leave Out',
+		name: 'excludeTools',
+		type: 'multiOptions',
+		typeOptions: { loadOptionsMethod: 'getToolNames' },
+		default: [],
+		description:
+			'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		displayOptions: { show: { operation: ['listTools'], toolFilter: ['except'] } },
+	},
+	{
+		displayName: 'Tool',
+		name: 'tool',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		displayOptions: show(['callTool']),
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchTools', searchable: true },
+			},
+			{ displayName: 'By Name', name: 'name', type: 'string', placeholder: 'e.g. read_file' },
+		],
+	},
+	{
+		displayName: 'Arguments From',
+		name: 'argumentsSource',
+		type: 'options',
+		default: 'form',
+		displayOptions: show(['callTool']),
+		options: [
+			{ name: 'Form', value: 'form', description: "Fields built from the tool's input schema" },
+			{ name: 'JSON', value: 'json' },
+		],
+	},
+	{
+		displayName: 'Arguments',
+		name: 'formArguments',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		displayOptions: { show: { operation: ['callTool'], argumentsSource: ['form'] } },
+		typeOptions: {
+			loadOptionsDependsOn: ['tool.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getToolArgumentFields',
+				mode: 'add',
+				fieldWords: { singular: 'argument', plural: 'arguments' },
+				addAllFields: true,
+				supportAutoMap: false,
+				noFieldsError: 'This tool takes no arguments',
+			},
+		},
+	},
+	{
+		displayName: 'Arguments (JSON)',
+		name: 'jsonArguments',
+		type: 'json',
+		default: '{}',
+		displayOptions: { show: { operation: ['callTool'], argumentsSource: ['json'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: show(['executeToolCalls', 'callTool']),
+		options: [
+			{
+				displayName: 'Timeout (Ms)',
+				name: 'timeoutMs',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 60000,
+				description: 'How long one tool call may take. Each progress notification from the server restarts the wait.',
+			},
+			{
+				displayName: 'On Tool Error',
+				name: 'onToolError',
+				type: 'options',
+				default: 'toModel',
+				options: [
+					{
+						name: 'Send to the Model',
+						value: 'toModel',
+						description: 'A tool message flagged as an error, saying what went wrong, so the model can correct itself',
+					},
+					{ name: 'Fail the Node', value: 'failNode' },
+				],
+			},
+			{
+				displayName: 'Items in Parallel',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 4,
+				description: 'How many items (conversations) run at once. The calls of one item always run in order.',
+			},
+		],
+	},
+];

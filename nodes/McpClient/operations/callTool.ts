@@ -1,0 +1,66 @@
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type ResourceMapperValue } from 'n8n-workflow';
+import { parseToolArguments } from '../../../lib/conversation/arguments';
+import { toConversationTool } from '../../../lib/conversation/tools';
+import type { JsonSchema } from '../../../lib/conversation/types';
+import { runToolCall } from '../../../lib/execution/runToolCall';
+import { redact } from '../../../lib/json/redact';
+import { secretsOf, type McpServerConfig } from '../../../lib/mcp';
+import { formValuesToArguments } from '../../../lib/schema/formFields';
+import type { Routed } from '../../shared/items';
+import { binaryStoreFor, validator, withConnection } from '../server';
+import type { CallSettings } from './settings';
+
+/** One tool, no model: the same checks and result handling as Execute Tool Calls. */
+export function callTool(context: IExecuteFunctions, config: McpServerConfig, settings: CallSettings) {
+	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
+		const toolName = context.getNodeParameter('tool', itemIndex, '', { extractValue: true }) as string;
+		const output: INodeExecutionData = { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
+		const started = Date.now();
+
+		const outcome = await withConnection(context, config, async (connection) => {
+			const listed = (await connection.listTools()).find((tool) => tool.name === toolName);
+			const tool = listed && toConversationTool(listed, listed.name, connection.server.name);
+			const args = argumentsOf(context, itemIndex, tool?.inputSchema);
+			const call = { id: `call_${itemIndex}`, name: toolName, arguments: args, rawArguments: JSON.stringify(args) };
+			return runToolCall(call, async () => tool, {
+				server: connection,
+				validator,
+				storeBinary: binaryStoreFor(context, output),
+				options: { timeoutMs: settings.timeoutMs, signal: context.getExecutionCancelSignal() },
+			});
+		});
+
+		const { message } = outcome;
+		if (settings.onToolError === 'failNode' && outcome.status !== 'ok') {
+			throw new NodeOperationError(context.getNode(), `Tool call failed (${outcome.status})`, {
+				itemIndex,
+				description: redact(message.content, secretsOf(config)),
+			});
+		}
+		output.json = redact(
+			{
+				tool: toolName,
+				arguments: outcome.sentArguments ?? null,
+				status: outcome.status,
+				isError: message.isError ?? false,
+				result: message.content,
+				...(message.structuredContent && { structuredContent: message.structuredContent }),
+				...(message.attachments && { attachments: message.attachments }),
+				durationMs: Date.now() - started,
+			},
+			secretsOf(config),
+		);
+		return { output: 0, item: output };
+	};
+}
+
+function argumentsOf(context: IExecuteFunctions, itemIndex: number, inputSchema: JsonSchema | undefined): Record<string, unknown> {
+	if (context.getNodeParameter('argumentsSource', itemIndex) === 'json') {
+		const raw = context.getNodeParameter('jsonArguments', itemIndex, '{}') as unknown;
+		const parsed = parseToolArguments(raw);
+		if (!parsed.ok) throw new NodeOperationError(context.getNode(), `Arguments (JSON): ${parsed.error}`, { itemIndex });
+		return parsed.value;
+	}
+	const form = context.getNodeParameter('formArguments', itemIndex) as ResourceMapperValue;
+	return formValuesToArguments(form.value ?? {}, inputSchema ?? {});
+}

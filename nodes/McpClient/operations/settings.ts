@@ -1,0 +1,16 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+export interface CallSettings {
+	timeoutMs: number;
+	onToolError: 'toModel' | 'failNode';
+	concurrency: number;
+}
+
+export function callSettingsOf(context: IExecuteFunctions): CallSettings {
+	const options = context.getNodeParameter('options', 0, {}) as Partial<CallSettings>;
+	return {
+		timeoutMs: options.timeoutMs ?? 60_000,
+		onToolError: options.onToolError ?? 'toModel',
+		concurrency: options.concurrency ?? 4,
+	};
+}

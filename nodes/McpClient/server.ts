@@ -1,0 +1,44 @@
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { describeConfig, sharedPool, type McpConnection, type McpServerConfig } from '../../lib/mcp';
+import type { BinaryStore } from '../../lib/execution/resultMessage';
+import { SchemaValidator } from '../../lib/schema/validator';
+
+/** Compiled schemas are shared by every item and execution of this n8n process. */
+export const validator = new SchemaValidator();
+
+/** Runs `work` on the pooled connection; a server that cannot be reached fails the item with why. */
+export async function withConnection<T>(
+	context: IExecuteFunctions,
+	config: McpServerConfig,
+	work: (connection: McpConnection) => Promise<T>,
+): Promise<T> {
+	let connected = false;
+	try {
+		return await sharedPool.use(config, (connection) => {
+			connected = true;
+			return work(connection);
+		});
+	} catch (error) {
+		if (connected) throw new NodeOperationError(context.getNode(), error as Error);
+		throw new NodeOperationError(context.getNode(), `Could not connect to the MCP server (${describeConfig(config)})`, {
+			description: (error as Error).message,
+		});
+	}
+}
+
+export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, connection: McpConnection): string {
+	const label = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
+	return label || connection.server.name;
+}
+
+/** Keeps binary data a tool returned on the item, under a property named after the call. */
+export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionData): BinaryStore {
+	return async (data, mimeType, fileName) => {
+		const stem = fileName.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
+		item.binary ??= {};
+		let property = stem;
+		for (let n = 2; item.binary[property]; n++) property = `${stem}_${n}`;
+		item.binary[property] = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+		return property;
+	};
+}

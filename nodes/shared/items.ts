@@ -1,0 +1,43 @@
+import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { mapConcurrently } from '../../lib/util/concurrency';
+
+export interface Routed {
+	/** Index of the node output the item leaves by. */
+	output: number;
+	item: INodeExecutionData;
+}
+
+/**
+ * Runs every input item (not just the first), `concurrency` at a time, keeping their order and
+ * pairing each result with its input. A failing item stops the node, or with "continue on fail"
+ * leaves by the first output as its own json plus `error`, so nothing is lost.
+ */
+export async function processItems(
+	context: IExecuteFunctions,
+	outputCount: number,
+	concurrency: number,
+	processItem: (item: INodeExecutionData, itemIndex: number) => Promise<Routed>,
+): Promise<INodeExecutionData[][]> {
+	const items = context.getInputData();
+	const routed = await mapConcurrently(items, concurrency, async (item, itemIndex): Promise<Routed> => {
+		try {
+			const result = await processItem(item, itemIndex);
+			return { output: result.output, item: { ...result.item, pairedItem: { item: itemIndex } } };
+		} catch (error) {
+			const nodeError = asNodeError(context, error, itemIndex);
+			if (!context.continueOnFail()) throw nodeError;
+			return {
+				output: 0,
+				item: { json: { ...item.json, error: nodeError.message }, binary: item.binary, pairedItem: { item: itemIndex } },
+			};
+		}
+	});
+	const outputs: INodeExecutionData[][] = Array.from({ length: outputCount }, () => []);
+	for (const { output, item } of routed) outputs[output].push(item);
+	return outputs;
+}
+
+function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
+	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}

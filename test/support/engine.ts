@@ -1,0 +1,280 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Container } from '@n8n/di';
+import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeConnectionTypes,
+	NodeHelpers,
+	UnexpectedError,
+	UserError,
+	Workflow,
+	jsonParse,
+	type ExecutionError,
+	type ExecutionStatus,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type IConnections,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeCredentialsDetails,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypes,
+	type IRun,
+	type ITriggerFunctions,
+	type IVersionedNodeType,
+	type IWorkflowExecuteAdditionalData,
+	type IWorkflowSettings,
+} from 'n8n-workflow';
+import { name as packageName } from '../../package.json';
+
+export interface WorkflowJson {
+	nodes: INode[];
+	connections: IConnections;
+	name?: string;
+	settings?: IWorkflowSettings;
+}
+
+export type NodeTypeMap = Record<string, INodeType | IVersionedNodeType>;
+
+export interface RunOptions {
+	/** Keyed by the type name used in the JSON, e.g. 'n8n-nodes-tool-calling.mcpClient'. */
+	nodeTypes: NodeTypeMap;
+	/** Keyed by credential type; what `this.getCredentials(type)` returns. */
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** What the Manual Trigger emits; one empty item by default, as in n8n. */
+	inputItems?: INodeExecutionData[];
+}
+
+export interface NodeRun {
+	/** Items per main output index; empty when the node failed without continuing. */
+	outputs: INodeExecutionData[][];
+	error?: ExecutionError;
+}
+
+export interface EngineRun {
+	status: ExecutionStatus;
+	/** Every run of each node that ran, in order. */
+	nodes: Record<string, NodeRun[]>;
+	/** Node names in the order the engine ran them, once per run. */
+	order: string[];
+	/** Why the workflow stopped, if it did. */
+	error?: ExecutionError;
+	/** The engine's own result, for what the fields above leave out. */
+	raw: IRun;
+}
+
+// Test stand-in for n8n's Manual Trigger (n8n-nodes-base cannot be installed here):
+// like the real one it emits from manualTriggerFunction, here the given items.
+function manualTrigger(items: INodeExecutionData[]): INodeType {
+	return {
+		description: {
+			displayName: 'When clicking ‘Execute workflow’',
+			name: 'manualTrigger',
+			group: ['trigger'],
+			version: 1,
+			description: 'Runs the flow on clicking a button in n8n',
+			defaults: { name: 'When clicking ‘Execute workflow’' },
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [],
+		},
+		async trigger(this: ITriggerFunctions) {
+			return { manualTriggerFunction: async () => this.emit([structuredClone(items)]) };
+		},
+	};
+}
+
+// Any n8n node between ours: sets the fields of a JSON parameter on each item, like Edit Fields (Set) in JSON mode.
+const editJson: INodeType = {
+	description: {
+		displayName: 'Edit Fields (JSON)',
+		name: 'editJson',
+		group: ['transform'],
+		version: 1,
+		description: 'Sets fields from a JSON parameter',
+		defaults: { name: 'Edit Fields' },
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		properties: [{ displayName: 'JSON', name: 'jsonOutput', type: 'json', default: '{}' }],
+	},
+	async execute(this: IExecuteFunctions) {
+		const items = this.getInputData().map((item, i) => {
+			const value = this.getNodeParameter('jsonOutput', i);
+			const fields = typeof value === 'string' ? jsonParse<IDataObject>(value) : (value as IDataObject);
+			return { json: { ...item.json, ...fields }, binary: item.binary, pairedItem: { item: i } };
+		});
+		return [items];
+	},
+};
+
+/** The package's node classes keyed as n8n registers them: '<package name>.<description.name>'. */
+export function nodeTypesFrom(...nodes: Array<INodeType | IVersionedNodeType>): NodeTypeMap {
+	return Object.fromEntries(nodes.map((node) => [`${packageName}.${node.description.name}`, node]));
+}
+
+class TestNodeTypes implements INodeTypes {
+	constructor(private readonly types: NodeTypeMap) {}
+
+	getByName(type: string) {
+		const nodeType = this.types[type];
+		if (!nodeType) throw new UnexpectedError(`Unknown node type "${type}": pass it in nodeTypes`);
+		return nodeType;
+	}
+
+	getByNameAndVersion(type: string, version?: number) {
+		return NodeHelpers.getVersionedNodeType(this.getByName(type), version);
+	}
+
+	getKnownTypes() {
+		return Object.fromEntries(Object.keys(this.types).map((type) => [type, {}]));
+	}
+}
+
+// Stores credentials by type, decrypted, where n8n would load and decrypt them from the database.
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly byType: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+
+	getParentTypes() {
+		return [];
+	}
+
+	isCredentialUsableByNode() {
+		return true;
+	}
+
+	// Needs the credential type's `authenticate`, which tests do not register: fail loudly rather than send no auth.
+	async authenticate(_credentials: ICredentialDataDecryptedObject, type: string): Promise<IHttpRequestOptions> {
+		throw new UnexpectedError(`Authenticating requests with credential type "${type}" is not supported in engine tests`);
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	// Encrypted credentials need n8n's key provider, and the engine only reads decrypted ones.
+	async getCredentials(_nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentials> {
+		throw new UnexpectedError(`Encrypted credentials of type "${type}" are not available in engine tests`);
+	}
+
+	async getDecrypted(_additionalData: IWorkflowExecuteAdditionalData, nodeCredentials: INodeCredentialsDetails, type: string) {
+		const data = this.byType[type];
+		// n8n's message for credentials missing from the database.
+		if (!data) throw new UserError(`Credential with ID "${nodeCredentials.id}" does not exist for type "${type}".`);
+		// A copy, as n8n decrypts anew for every call.
+		return structuredClone(data);
+	}
+
+	async updateCredentials(_nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject) {
+		this.byType[type] = data;
+	}
+
+	async updateCredentialsOauthTokenData(
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	) {
+		this.byType[type] = { ...this.byType[type], oauthTokenData: data.oauthTokenData };
+	}
+
+	getCredentialsProperties() {
+		return [];
+	}
+}
+
+let userFolder: string | undefined;
+let setUp: Promise<void> | undefined;
+
+// The engine takes its services from the DI container, built from env config on first use.
+function setUpOnce() {
+	setUp ??= (async () => {
+		// n8n writes its settings (encryption key) to N8N_USER_FOLDER: a temporary one keeps tests off ~/.n8n.
+		userFolder = mkdtempSync(join(tmpdir(), 'n8n-engine-'));
+		process.env.N8N_USER_FOLDER = userFolder;
+		process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
+		// Node errors are in the EngineRun; N8N_LOG_LEVEL=debug shows the engine's log.
+		process.env.N8N_LOG_LEVEL ??= 'silent';
+		await Container.get(BinaryDataService).init();
+	})();
+	return setUp;
+}
+
+afterAll(() => {
+	if (userFolder) rmSync(userFolder, { recursive: true, force: true });
+});
+
+/** Runs workflow JSON as a manual execution in n8n-core's WorkflowExecute. */
+export async function runWorkflow(json: WorkflowJson, options: RunOptions): Promise<EngineRun> {
+	await setUpOnce();
+	const nodeTypes = new TestNodeTypes({
+		'n8n-nodes-base.manualTrigger': manualTrigger(options.inputItems ?? [{ json: {} }]),
+		'test.editJson': editJson,
+		...options.nodeTypes,
+	});
+	const workflowData = {
+		id: 'engine-test',
+		name: json.name ?? 'Engine test',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		nodes: json.nodes,
+		connections: json.connections,
+		// The editor saves new workflows with execution order v1.
+		settings: json.settings ?? { executionOrder: 'v1' },
+	};
+	const workflow = new Workflow({ ...workflowData, nodeTypes });
+	const executionId = '1';
+	// Only what a manual run reads; sub-workflows, task runners and webhooks are not wired.
+	const additionalData = {
+		hooks: new ExecutionLifecycleHooks('manual', executionId, workflowData),
+		credentialsHelper: new TestCredentialsHelper({ ...options.credentials }),
+		executionId,
+		currentNodeExecutionIndex: 0,
+		variables: {},
+		// For $execution.resumeUrl in expressions.
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+	} as Partial<IWorkflowExecuteAdditionalData> as IWorkflowExecuteAdditionalData;
+
+	const raw = await new WorkflowExecute(additionalData, 'manual').run({ workflow });
+	const { runData, error } = raw.data.resultData;
+	const nodes: Record<string, NodeRun[]> = {};
+	const ran: Array<{ name: string; index: number }> = [];
+	for (const [name, tasks] of Object.entries(runData)) {
+		nodes[name] = tasks.map((task) => ({ outputs: task.data?.main.map((items) => items ?? []) ?? [], error: task.error }));
+		ran.push(...tasks.map((task) => ({ name, index: task.executionIndex })));
+	}
+	const order = ran.sort((a, b) => a.index - b.index).map((run) => run.name);
+	return { status: raw.status, nodes, order, error, raw };
+}
+
+/** Every run of a node, in order; empty when it did not run. */
+export function runsOf(run: EngineRun, nodeName: string): NodeRun[] {
+	return run.nodes[nodeName] ?? [];
+}
+
+/** The items on one output of the node's last run. */
+export function outputOf(run: EngineRun, nodeName: string, outputIndex = 0): INodeExecutionData[] {
+	const last = runsOf(run, nodeName).at(-1);
+	if (!last) {
+		throw new Error(`Node "${nodeName}" did not run (ran: ${run.order.join(', ')}; error: ${run.error?.message ?? 'none'})`);
+	}
+	return last.outputs[outputIndex] ?? [];
+}
+
+/** The error of the node's last run, if it failed. */
+export function errorOf(run: EngineRun, nodeName: string): ExecutionError | undefined {
+	return runsOf(run, nodeName).at(-1)?.error;
+}
