@@ -7,4 +7,6 @@ module.exports = {
 	testTimeout: 60_000,
 	// Engine and MCP tests start real servers: two cores, so two workers.
 	maxWorkers: 2,
+	globalSetup: '<rootDir>/test/support/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
 };

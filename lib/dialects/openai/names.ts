@@ -1,0 +1,9 @@
+import { buildToolNameMap, type ToolNameRule } from '../toolNames';
+import type { ToolNameMap } from '../types';
+
+/** Chat Completions function names: 1 to 64 of [A-Za-z0-9_-]. */
+export const openaiNameRule: ToolNameRule = { allowed: /[A-Za-z0-9_-]/, maxLength: 64 };
+
+export function openaiToolNames(names: readonly string[]): ToolNameMap {
+	return buildToolNameMap(names, openaiNameRule);
+}

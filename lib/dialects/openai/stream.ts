@@ -1,0 +1,89 @@
+import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+
+interface CallParts {
+	id?: string;
+	type?: string;
+	name: string;
+	arguments: string;
+}
+
+/**
+ * Assembles `chat.completion.chunk` objects into the `chat.completion` body a non-streamed call
+ * returns, so both paths go through parseOpenAIResponse. Only choice 0 is kept (we never ask for
+ * more); keys we do not know are ignored.
+ */
+export function createOpenAIStreamAssembler(): { push(chunk: ChatCompletionChunk): void; result(): ChatCompletion } {
+	let head: Pick<ChatCompletion, 'id' | 'created' | 'model'> | undefined;
+	let content: string | null = null;
+	let refusal: string | null = null;
+	let finishReason: string | null = null;
+	let usage: ChatCompletion['usage'];
+	let error: unknown;
+	let sawChoice = false;
+	const calls = new Map<number, CallParts>();
+	let lastIndex = -1;
+
+	function addCall(fragment: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+		// Servers that leave out `index` send one call at a time: a new id starts the next call.
+		let index = fragment.index;
+		if (typeof index !== 'number') {
+			const known = [...calls].find(([, call]) => fragment.id !== undefined && call.id === fragment.id);
+			index = known ? known[0] : fragment.id !== undefined || lastIndex < 0 ? lastIndex + 1 : lastIndex;
+		}
+		lastIndex = Math.max(lastIndex, index);
+		const call = calls.get(index) ?? { name: '', arguments: '' };
+		calls.set(index, call);
+		// id, type and name come whole on the first fragment; servers that repeat them are not doubled.
+		call.id ||= fragment.id ?? undefined;
+		call.type ||= fragment.type ?? undefined;
+		call.name ||= fragment.function?.name ?? '';
+		call.arguments += fragment.function?.arguments ?? '';
+	}
+
+	return {
+		push(chunk) {
+			const raw = chunk as unknown as Record<string, unknown>;
+			if (raw.error !== undefined) error = raw.error;
+			head ??= chunk.id !== undefined ? { id: chunk.id, created: chunk.created, model: chunk.model } : undefined;
+			if (chunk.usage) usage = chunk.usage;
+			for (const choice of chunk.choices ?? []) {
+				if ((choice.index ?? 0) !== 0) continue;
+				sawChoice = true;
+				const delta = choice.delta ?? {};
+				if (typeof delta.content === 'string') content = (content ?? '') + delta.content;
+				if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
+				for (const fragment of delta.tool_calls ?? []) addCall(fragment);
+				if (choice.finish_reason) finishReason = choice.finish_reason;
+			}
+		},
+		result() {
+			const toolCalls = [...calls.entries()]
+				.sort(([a], [b]) => a - b)
+				.map(([, call]) => ({
+					id: call.id ?? '',
+					type: (call.type ?? 'function') as 'function',
+					function: { name: call.name, arguments: call.arguments },
+				}));
+			const message: ChatCompletion.Choice['message'] = {
+				role: 'assistant',
+				content,
+				refusal,
+				...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+			};
+			const choice = {
+				index: 0,
+				message,
+				// A stream cut short has no finish reason; the parser reports null as it is.
+				finish_reason: finishReason as ChatCompletion.Choice['finish_reason'],
+				logprobs: null,
+			};
+			return {
+				...(head ?? { id: '', created: 0, model: '' }),
+				object: 'chat.completion',
+				choices: sawChoice ? [choice] : [],
+				...(usage && { usage }),
+				...(error !== undefined && { error }),
+			} as ChatCompletion;
+		},
+	};
+}

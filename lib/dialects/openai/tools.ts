@@ -1,0 +1,34 @@
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import type { Tool } from '../../conversation/types';
+import { toStrictSchema } from '../../schema/strict';
+import type { ToolNameMap, VendorTools } from '../types';
+
+/** Our tools as Chat Completions function tools; with `strict`, each schema converted where it can be. */
+export function toOpenAITools(
+	tools: readonly Tool[],
+	names: ToolNameMap,
+	strict = false,
+): VendorTools<ChatCompletionFunctionTool> {
+	const notStrict: VendorTools<unknown>['notStrict'] = [];
+	const converted = tools.map((tool): ChatCompletionFunctionTool => {
+		// A tool without a schema takes no arguments; some servers refuse a function without parameters.
+		const schema = isEmpty(tool.inputSchema) ? { type: 'object', properties: {} } : tool.inputSchema;
+		const description = tool.description ?? tool.title;
+		const definition: ChatCompletionFunctionTool['function'] = {
+			name: names.toVendor(tool.name),
+			...(description !== undefined && { description }),
+			parameters: schema,
+		};
+		if (strict) {
+			const result = toStrictSchema(schema);
+			if (result.ok) Object.assign(definition, { parameters: result.schema, strict: true });
+			else notStrict.push({ name: tool.name, reason: result.reason });
+		}
+		return { type: 'function', function: definition };
+	});
+	return { tools: converted, names, notStrict };
+}
+
+function isEmpty(schema: Tool['inputSchema'] | undefined): boolean {
+	return !schema || Object.keys(schema).length === 0;
+}

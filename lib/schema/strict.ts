@@ -1,0 +1,237 @@
+import type { JsonSchema } from '../conversation/types';
+
+/**
+ * JSON Schema to OpenAI's strict-mode subset: every object closed, every property required (the
+ * optional ones made nullable), arrays with one `items` schema, refs local. What strict mode cannot
+ * express is refused with the first offending construct named, never approximated: a tool that
+ * cannot be made strict is better sent as it is.
+ */
+
+export type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
+
+const UNSUPPORTED = [
+	'oneOf', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames',
+	'dependentRequired', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems',
+	'minProperties', 'maxProperties', 'uniqueItems', 'contains', 'minContains', 'maxContains',
+	'prefixItems', 'additionalItems', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor',
+];
+// Keywords that only describe; they may sit beside `$ref` or a flattened `allOf`.
+const ANNOTATIONS = new Set([
+	'title', 'description', 'default', 'examples', '$comment', 'readOnly', 'writeOnly', 'deprecated',
+]);
+const DEFINITIONS = ['$defs', 'definitions'];
+
+class Refusal extends Error {}
+
+export function toStrictSchema(schema: JsonSchema): StrictResult {
+	try {
+		if (typeof schema.$ref === 'string') refuse('', 'root is a $ref; strict mode needs an inline object schema');
+		if (schema.anyOf !== undefined) refuse('', 'root must be type "object", not a union (anyOf)');
+		const strict = convert(schema, '', schema);
+		if (strict.type !== 'object') refuse('', `root must be type "object", got ${JSON.stringify(strict.type)}`);
+		return { ok: true, schema: strict };
+	} catch (error) {
+		if (error instanceof Refusal) return { ok: false, reason: error.message };
+		throw error;
+	}
+}
+
+function refuse(path: string, what: string): never {
+	throw new Refusal(`${what} (at ${path || '/'})`);
+}
+
+function convert(node: unknown, path: string, root: JsonSchema): JsonSchema {
+	if (typeof node === 'boolean') refuse(path, `boolean schema ${node}`);
+	if (!isRecord(node)) refuse(path, 'schema is not an object');
+	const found = UNSUPPORTED.find((keyword) => keyword in node);
+	if (found) refuse(path, `${found} is not supported in strict mode`);
+	if (path !== '' && '$id' in node) refuse(path, 'nested $id is not supported in strict mode');
+	if ('allOf' in node) return convert(flattenAllOf(node, path), path, root);
+	if ('$ref' in node) return checkRef(node, path, root);
+
+	const entries: Array<[string, unknown]> = [];
+	for (const [key, value] of Object.entries(node)) {
+		if (key === 'anyOf') {
+			if (!Array.isArray(value) || value.length === 0) refuse(path, 'anyOf must be a non-empty array');
+			entries.push([key, value.map((branch, i) => convert(branch, `${path}/anyOf/${i}`, root))]);
+		} else if (key === 'items') {
+			if (!isRecord(value)) refuse(path, 'items must be one schema (tuple or boolean items are not supported)');
+			entries.push([key, convert(value, `${path}/items`, root)]);
+		} else if (DEFINITIONS.includes(key) && isRecord(value)) {
+			entries.push([key, mapValues(value, (def, name) => convert(def, `${path}/${key}/${name}`, root))]);
+		} else if (!['properties', 'required', 'additionalProperties'].includes(key)) {
+			entries.push([key, value]);
+		}
+	}
+	const out = Object.fromEntries(entries) as JsonSchema;
+	if (out.type === undefined && out.anyOf === undefined) {
+		const type = inferType(node);
+		if (type === undefined) refuse(path, 'schema has no type (strict mode needs one)');
+		out.type = type;
+	}
+	if (hasType(out, 'array') && out.items === undefined) refuse(path, 'array without items');
+	if (hasType(out, 'object')) closeObject(node, out, path, root);
+	return out;
+}
+
+/** Closes an object and makes every property required, nullable where it was optional. */
+function closeObject(node: Record<string, unknown>, out: JsonSchema, path: string, root: JsonSchema): void {
+	const additional = node.additionalProperties;
+	if (additional !== undefined && additional !== false) {
+		refuse(path, `additionalProperties must be false, got ${additional === true ? 'true' : 'a schema'}`);
+	}
+	const properties = node.properties ?? {};
+	if (!isRecord(properties)) refuse(path, 'properties is not an object');
+	// Closing an open object with no properties would let the model send only {}.
+	if (path !== '' && Object.keys(properties).length === 0 && additional === undefined) {
+		refuse(path, 'free-form object (no properties) cannot be closed without losing its keys');
+	}
+	const required = node.required ?? [];
+	if (!Array.isArray(required)) refuse(path, 'required is not an array');
+	const missing = required.find((key) => typeof key !== 'string' || !Object.hasOwn(properties, key));
+	if (missing !== undefined) {
+		refuse(path, `required names ${JSON.stringify(missing)}, which properties does not declare`);
+	}
+	out.properties = mapValues(properties, (schema, key) => {
+		const strict = convert(schema, `${path}/properties/${key}`, root);
+		return required.includes(key) ? strict : nullable(strict, root);
+	});
+	out.required = Object.keys(properties);
+	out.additionalProperties = false;
+}
+
+/** Strict mode has no optional properties: an optional one must also accept null. */
+function nullable(schema: JsonSchema, root: JsonSchema): JsonSchema {
+	if (admitsNull(schema, root)) return schema;
+	if (schema.$ref !== undefined || schema.anyOf !== undefined) return { anyOf: [schema, { type: 'null' }] };
+	const types = [schema.type].flat();
+	const out: JsonSchema = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
+	if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
+	if ('const' in schema) {
+		delete out.const;
+		out.enum = [schema.const, null];
+	}
+	return out;
+}
+
+/** Whether a schema provably accepts null; unsure counts as no, which errs towards dropping a null. */
+function admitsNull(schema: unknown, root: JsonSchema): boolean {
+	const target = follow(schema, root);
+	if (!isRecord(target)) return target === true;
+	if (Array.isArray(target.anyOf)) return target.anyOf.some((branch) => admitsNull(branch, root));
+	if ('const' in target) return target.const === null;
+	if (Array.isArray(target.enum)) return target.enum.includes(null);
+	if (target.type !== undefined) return hasType(target, 'null');
+	return Object.keys(target).every((key) => ANNOTATIONS.has(key));
+}
+
+/** The schema behind local refs and single-branch allOf wrappers. */
+function follow(schema: unknown, root: JsonSchema): unknown {
+	const seen = new Set<string>();
+	let target = schema;
+	while (isRecord(target)) {
+		if (typeof target.$ref === 'string' && !seen.has(target.$ref)) {
+			seen.add(target.$ref);
+			target = resolvePointer(root, target.$ref);
+		} else if (Array.isArray(target.allOf) && target.allOf.length === 1) {
+			target = target.allOf[0];
+		} else {
+			break;
+		}
+	}
+	return target;
+}
+
+/**
+ * Undoes the nulls strict mode forces on optional properties: a null the model sent for a property
+ * that the ORIGINAL schema left optional and that does not accept null is dropped, so the tool
+ * sees the argument as absent. Nested objects and array items are followed; anyOf is not.
+ */
+export function dropAddedNulls(args: Record<string, unknown>, schema: JsonSchema): Record<string, unknown> {
+	return prune(args, schema, schema) as Record<string, unknown>;
+}
+
+function prune(value: unknown, schema: unknown, root: JsonSchema): unknown {
+	const target = follow(schema, root);
+	if (!isRecord(target)) return value;
+	if (Array.isArray(value)) return value.map((item) => prune(item, target.items, root));
+	const properties = target.properties;
+	if (!isRecord(value) || !isRecord(properties)) return value;
+	const required = Array.isArray(target.required) ? target.required : [];
+	const kept = Object.entries(value).flatMap(([key, item]): Array<[string, unknown]> => {
+		if (!Object.hasOwn(properties, key)) return [[key, item]];
+		if (item === null && !required.includes(key) && !admitsNull(properties[key], root)) return [];
+		return [[key, prune(item, properties[key], root)]];
+	});
+	return Object.fromEntries(kept);
+}
+
+/** A single-branch allOf beside annotations only is that branch; anything else is an intersection. */
+function flattenAllOf(node: Record<string, unknown>, path: string): Record<string, unknown> {
+	const { allOf, ...rest } = node;
+	if (!Array.isArray(allOf) || allOf.length !== 1 || !isRecord(allOf[0])) {
+		refuse(path, 'allOf with more than one schema is not supported in strict mode');
+	}
+	if (!Object.keys(rest).every((key) => ANNOTATIONS.has(key))) {
+		refuse(path, 'allOf beside other keywords is not supported in strict mode');
+	}
+	// Outer annotations win: they describe this use of the shared schema.
+	return { ...allOf[0], ...rest };
+}
+
+function checkRef(node: Record<string, unknown>, path: string, root: JsonSchema): JsonSchema {
+	const ref = node.$ref;
+	if (typeof ref !== 'string') refuse(path, '$ref is not a string');
+	if (!ref.startsWith('#')) refuse(path, `remote $ref ${JSON.stringify(ref)} is not supported`);
+	if (resolvePointer(root, ref) === undefined) refuse(path, `$ref ${JSON.stringify(ref)} does not resolve`);
+	const siblings = Object.keys(node).filter((key) => key !== '$ref' && !ANNOTATIONS.has(key));
+	if (siblings.length > 0) refuse(path, `$ref beside ${siblings.join(', ')} is not supported in strict mode`);
+	return { ...node };
+}
+
+/** Resolves a local JSON pointer ("#", "#/$defs/a~1b"), or undefined. */
+function resolvePointer(root: JsonSchema, ref: string): unknown {
+	if (ref === '#') return root;
+	if (!ref.startsWith('#/')) return undefined;
+	let target: unknown = root;
+	for (const token of ref.slice(2).split('/')) {
+		const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
+		if (!isRecord(target) || !Object.hasOwn(target, key)) return undefined;
+		target = target[key];
+	}
+	return target;
+}
+
+/** A missing type is read off the other keywords; enum and const types off their values. */
+function inferType(node: Record<string, unknown>): JsonSchema['type'] {
+	const values = 'const' in node ? [node.const] : Array.isArray(node.enum) ? node.enum : undefined;
+	if (values) {
+		const types = new Set(values.map(jsonType));
+		// Every integer is a number, so a mix is a number.
+		if (types.has('number')) types.delete('integer');
+		return types.size === 1 ? [...types][0] : [...types];
+	}
+	if (['properties', 'required', 'additionalProperties'].some((key) => key in node)) return 'object';
+	if ('items' in node) return 'array';
+	return undefined;
+}
+
+function jsonType(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'array';
+	if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+	return typeof value;
+}
+
+function hasType(schema: JsonSchema, type: string): boolean {
+	return schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Like Object.fromEntries over mapped values; safe for keys such as "__proto__". */
+function mapValues(record: Record<string, unknown>, map: (value: unknown, key: string) => unknown): JsonSchema {
+	return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
+}

@@ -1,0 +1,86 @@
+import { parseToolArguments } from '../../lib/conversation/arguments';
+
+function errorOf(raw: unknown): string {
+	const parsed = parseToolArguments(raw);
+	if (parsed.ok) throw new Error(`expected a failure, got ${JSON.stringify(parsed.value)}`);
+	return parsed.error;
+}
+
+describe('parseToolArguments', () => {
+	it.each([
+		['a JSON object string', '{"city":"Oslo","days":3}', { city: 'Oslo', days: 3 }],
+		['an object with surrounding whitespace', ' \n {"a":1}\t', { a: 1 }],
+		['an empty string', '', {}],
+		['whitespace only', ' \n\t ', {}],
+		['undefined (missing)', undefined, {}],
+		['null (missing)', null, {}],
+		['an object value', { a: [1, 2] }, { a: [1, 2] }],
+		['nested JSON strings inside an object', '{"q":"{\\"x\\":1}"}', { q: '{"x":1}' }],
+	])('accepts %s', (_label, raw, expected) => {
+		expect(parseToolArguments(raw)).toEqual({ ok: true, value: expected });
+	});
+
+	it('keeps an object value as it is', () => {
+		const value = { a: 1 };
+		const parsed = parseToolArguments(value);
+		expect(parsed.ok && parsed.value).toBe(value);
+	});
+
+	it.each([
+		['a trailing comma', '{"a":1,}', 'not valid JSON: trailing comma at position 6'],
+		['a trailing comma in an array', '{"a":[1,2 , ]}', 'not valid JSON: trailing comma at position 10'],
+		[
+			'a Markdown code fence',
+			'```json\n{"a":1}\n```',
+			'arguments are wrapped in a Markdown code fence: send the bare JSON object without ```',
+		],
+		[
+			'single quotes',
+			"{'a': 'b'}",
+			'not valid JSON: single quotes at position 1, JSON needs double quotes around keys and strings',
+		],
+		['plain text', 'Sure! Oslo, 3 days.', 'not valid JSON, this is plain text: "Sure! Oslo, 3 days."'],
+		['truncated JSON', '{"city":"Os', 'not valid JSON: it ends after 11 characters before the JSON is complete (truncated?)'],
+		['truncated after a comma', '{"a":1,', 'not valid JSON: it ends after 7 characters before the JSON is complete (truncated?)'],
+		['truncated array', '[1,2', 'not valid JSON: it ends after 4 characters before the JSON is complete (truncated?)'],
+		[
+			'text after the object',
+			'{"a":1} {"b":2}',
+			'not valid JSON: Unexpected non-whitespace character after JSON at position 8 (line 1 column 9)',
+		],
+		['unquoted keys', '{a:1}', "not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)"],
+		['a JSON array', '[1,2]', 'must be a JSON object, got array'],
+		['JSON null', 'null', 'must be a JSON object, got null'],
+		['a number', '42', 'must be a JSON object, got number'],
+		['a string literal', '"Oslo"', 'must be a JSON object, got string'],
+		['true', 'true', 'must be a JSON object, got boolean'],
+		[
+			'an object encoded twice',
+			JSON.stringify(JSON.stringify({ a: 1 })),
+			'must be a JSON object, got a string that holds JSON (encoded twice): send the object itself',
+		],
+		['an array value', [1], 'must be a JSON object, got array'],
+		['a number value', 7, 'must be a JSON object, got number'],
+	])('refuses %s', (_label, raw, message) => {
+		expect(errorOf(raw)).toBe(message);
+	});
+
+	it('does not take an apostrophe inside a string for single quotes', () => {
+		expect(errorOf(`{"text":"it's",}`)).toBe('not valid JSON: trailing comma at position 14');
+	});
+
+	it('does not echo megabytes back', () => {
+		const huge = 'x'.repeat(2_000_000);
+		const plain = errorOf(huge);
+		expect(plain.length).toBeLessThan(300);
+		expect(plain).toBe(`not valid JSON, this is plain text: "${'x'.repeat(200)}…" (2000000 characters)`);
+		const broken = errorOf(`{"a":"${'y'.repeat(1_000_000)}" "b"}`);
+		expect(broken.length).toBeLessThan(300);
+		expect(broken).toMatch(/^not valid JSON: Expected ',' or '}' after property value in JSON at position 1000008/);
+	});
+
+	it('parses a huge valid object', () => {
+		const raw = JSON.stringify({ data: 'z'.repeat(1_000_000) });
+		expect(parseToolArguments(raw)).toEqual({ ok: true, value: { data: 'z'.repeat(1_000_000) } });
+	});
+});

@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs';
+import { sharedPool } from '../../lib/mcp';
+import { errorOf, outputOf } from '../support/engine';
+import { expectConversationItem, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
+import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
+
+afterAll(async () => {
+	await sharedPool.closeAll();
+	await stopAllServers();
+});
+
+const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
+const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
+const execute = (options: Record<string, unknown> = {}, extra = {}) =>
+	mcpClientNode('Execute', { operation: 'executeToolCalls', options }, extra);
+
+let nextId = 0;
+const call = (name: string, args: unknown) => {
+	const rawArguments = typeof args === 'string' ? args : JSON.stringify(args);
+	return { id: `call_${++nextId}`, name, arguments: typeof args === 'string' ? null : args, rawArguments };
+};
+
+async function executeCalls(calls: unknown[], options: Record<string, unknown> = {}) {
+	const run = await runMcpChain([listTools, execute(options)], { credentials, inputItems: [{ json: { toolCalls: calls } }] });
+	const [item] = outputOf(run, 'Execute');
+	expectConversationItem(item.json);
+	return item;
+}
+
+const toolMessages = (json: any) => json.messages.filter((message: any) => message.role === 'tool');
+
+describe('MCP Client: Execute Tool Calls', () => {
+	it('answers each call in call order with matching ids, keeps structured content, and traces each call', async () => {
+		const calls = [call('echo', { text: 'first' }), call('add', { a: 2, b: 3 }), call('math.mul', { a: 4, b: 5 })];
+		const { json } = (await executeCalls(calls)) as any;
+		expect(json.toolCalls).toEqual([]);
+		expect(toolMessages(json)).toEqual([
+			{ role: 'tool', tool_call_id: calls[0].id, name: 'echo', content: 'first' },
+			{ role: 'tool', tool_call_id: calls[1].id, name: 'add', content: '5', structuredContent: { sum: 5 } },
+			{ role: 'tool', tool_call_id: calls[2].id, name: 'math.mul', content: '20' },
+		]);
+		const callTraces = json.trace.filter((entry: any) => entry.step === 'mcp.callTool');
+		expect(callTraces.map((entry: any) => [entry.tool, entry.status, entry.arguments])).toEqual([
+			['echo', 'ok', { text: 'first' }],
+			['add', 'ok', { a: 2, b: 3 }],
+			['math.mul', 'ok', { a: 4, b: 5 }],
+		]);
+		expect(callTraces[0]).toMatchObject({ node: 'Execute', server: 'fault-server', callId: calls[0].id, durationMs: expect.any(Number) });
+	});
+
+	it('turns images, audio and blobs into n8n binary data referenced from the message', async () => {
+		const imageCall = call('image', {});
+		const item = await executeCalls([imageCall]);
+		const [message] = toolMessages(item.json);
+		expect(message.attachments).toEqual([
+			{ binaryProperty: `${imageCall.id}_1`, kind: 'image', mimeType: 'image/png' },
+			{ binaryProperty: `${imageCall.id}_2`, kind: 'audio', mimeType: 'audio/wav' },
+			{ binaryProperty: `${imageCall.id}_3`, kind: 'blob', mimeType: 'application/octet-stream', uri: 'fault://files/blob.bin' },
+		]);
+		expect(message.content).toBe(
+			[
+				`[image image/png attached as binary '${imageCall.id}_1']`,
+				`[audio audio/wav attached as binary '${imageCall.id}_2']`,
+				`[blob application/octet-stream fault://files/blob.bin attached as binary '${imageCall.id}_3']`,
+				'[resource link: readme.txt fault://files/readme.txt]',
+				'one of every content type',
+			].join('\n'),
+		);
+		const png = Buffer.from(item.binary![`${imageCall.id}_1`].data, 'base64');
+		expect(png.subarray(1, 4).toString()).toBe('PNG');
+		expect(item.binary![`${imageCall.id}_1`]).toMatchObject({ mimeType: 'image/png', fileName: `${imageCall.id}_1.png` });
+		expect([...Buffer.from(item.binary![`${imageCall.id}_3`].data, 'base64')]).toEqual([0, 1, 2, 3, 254, 255]);
+	});
+
+	it('turns every kind of failure into an error result the model can act on', async () => {
+		const calls = [
+			call('fail', {}),
+			call('throws', {}),
+			call('bad_output', {}),
+			call('hang', {}),
+			call('no_such_tool', {}),
+			call('garbage', {}),
+			call('echo', { text: 'still fine' }),
+		];
+		const { json } = (await executeCalls(calls, { timeoutMs: 500 })) as any;
+		const byId = Object.fromEntries(toolMessages(json).map((message: any) => [message.tool_call_id, message]));
+		const status = Object.fromEntries(json.trace.filter((e: any) => e.step === 'mcp.callTool').map((e: any) => [e.callId, e.status]));
+
+		expect(byId[calls[0].id]).toMatchObject({ isError: true });
+		expect(status[calls[0].id]).toBe('toolError');
+
+		expect(byId[calls[1].id].content).toMatch(/^The MCP server refused the call to tool 'throws': .+ \(JSON-RPC error -32602\)\.$/);
+		expect(status[calls[1].id]).toBe('serverError');
+
+		expect(byId[calls[2].id]).toMatchObject({ isError: true, structuredContent: { count: 'many' } });
+		expect(byId[calls[2].id].content).toContain("Tool 'bad_output' returned structured content that does not match its output schema:\n- '/count' must be integer");
+		expect(status[calls[2].id]).toBe('invalidOutput');
+
+		expect(byId[calls[3].id].content).toContain("Tool 'hang' did not answer within 500 ms");
+		expect(status[calls[3].id]).toBe('timeout');
+
+		expect(byId[calls[4].id]).toMatchObject({ isError: true, content: "Unknown tool 'no_such_tool'. The server was not called." });
+		expect(status[calls[4].id]).toBe('unknownTool');
+
+		expect(byId[calls[5].id]).toMatchObject({ content: 'answer after garbage' });
+		expect(byId[calls[5].id].isError).toBeUndefined();
+		expect(byId[calls[6].id]).toMatchObject({ content: 'still fine' });
+		expect(toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(calls.map((c) => c.id));
+	});
+
+	it('restarts the timeout on progress notifications', async () => {
+		const slow = call('slow', { ms: 900, progress: true });
+		const silent = call('slow', { ms: 900 });
+		const { json } = (await executeCalls([slow, silent], { timeoutMs: 400 })) as any;
+		const [withProgress, without] = toolMessages(json);
+		expect(withProgress.isError).toBeUndefined();
+		expect(without).toMatchObject({ isError: true });
+		expect(without.content).toContain('did not answer within 400 ms');
+	});
+
+	it('reports a crash with the server’s stderr, and the next call runs on a restarted server', async () => {
+		const { json } = (await executeCalls([call('pid', {}), call('crash', {}), call('pid', {})])) as any;
+		const [before, crashed, after] = toolMessages(json);
+		expect(crashed.isError).toBe(true);
+		expect(crashed.content).toContain("The MCP server stopped while running tool 'crash'");
+		expect(Number(after.content)).not.toBe(Number(before.content));
+		expect(isProcessAlive(Number(before.content))).toBe(false);
+	});
+
+	it('leaves calls of other servers’ tools pending and answers only its own', async () => {
+		const own = call('echo', { text: 'mine' });
+		const foreign = call('search', { q: 'x' });
+		const run = await runMcpChain([listTools, execute()], {
+			credentials,
+			inputItems: [
+				{
+					json: {
+						tools: [{ name: 'search', server: 'web', mcpName: 'search', inputSchema: { type: 'object' } }],
+						toolCalls: [foreign, own],
+					},
+				},
+			],
+		});
+		const json = outputOf(run, 'Execute')[0].json as any;
+		expect(json.toolCalls).toEqual([foreign]);
+		expect(toolMessages(json)).toEqual([{ role: 'tool', tool_call_id: own.id, name: 'echo', content: 'mine' }]);
+	});
+
+	it('can fail the node on a tool error instead, and keeps the conversation under continue-on-fail', async () => {
+		const failing = call('fail', {});
+		const failed = await runMcpChain([listTools, execute({ onToolError: 'failNode' })], {
+			credentials,
+			inputItems: [{ json: { toolCalls: [failing] } }],
+		});
+		expect(errorOf(failed, 'Execute')?.message).toBe('Tool call failed (toolError)');
+
+		const kept = await runMcpChain([listTools, execute({ onToolError: 'failNode' }, { onError: 'continueRegularOutput' })], {
+			credentials,
+			inputItems: [{ json: { toolCalls: [failing], topic: 'kept' } }],
+		});
+		const [item] = outputOf(kept, 'Execute');
+		expect(item.json).toMatchObject({ topic: 'kept', toolCalls: [failing], error: 'Tool call failed (toolError)' });
+	});
+
+	it('passes items without pending calls through unchanged', async () => {
+		const run = await runMcpChain([execute()], { credentials, inputItems: [{ json: { messages: [{ role: 'user', content: 'hi' }] } }] });
+		expect(outputOf(run, 'Execute')[0].json).toEqual({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolCalls: [], trace: [] });
+	});
+
+	it('gives the server only its configured environment plus PATH', async () => {
+		const config = faultStdio();
+		const run = await runMcpChain([listTools, execute()], {
+			credentials: { mcpStdioServerApi: stdioCredential({ ...config, env: { ...config.env, SERVER_TOKEN: 'tok-123456' } }) },
+			inputItems: [{ json: { toolCalls: [call('pid', {})] } }],
+		});
+		const pid = Number(toolMessages(outputOf(run, 'Execute')[0].json)[0].content);
+		const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+		expect(environ.map((entry) => entry.split('=')[0]).sort()).toEqual(['MCP_TEST_RUN', 'PATH', 'SERVER_TOKEN']);
+		process.env.N8N_SECRET_FOR_TEST = 'must-not-leak';
+		expect(environ.join('\n')).not.toContain('N8N_');
+	});
+});

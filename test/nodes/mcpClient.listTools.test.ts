@@ -1,0 +1,127 @@
+import { sharedPool } from '../../lib/mcp';
+import { errorOf, outputOf } from '../support/engine';
+import {
+	expectConversationItem,
+	httpCredential,
+	mcpClientNode,
+	runMcpChain,
+	stdioCredential,
+} from '../support/mcpWorkflow';
+import { createTempFolder, everythingStdio, faultStdio, filesystemStdio, removeTempFolder, startHttpServer, stopAllServers } from '../support/servers';
+
+afterAll(async () => {
+	await sharedPool.closeAll();
+	await stopAllServers();
+});
+
+const fault = { mcpStdioServerApi: stdioCredential(faultStdio()) };
+const listTools = (parameters: Record<string, unknown> = {}) => mcpClientNode('List Tools', { operation: 'listTools', ...parameters });
+
+describe('MCP Client: List Tools', () => {
+	it('adds every page of tools to each item with its server label, and traces the listing', async () => {
+		const run = await runMcpChain([listTools()], {
+			credentials: fault,
+			inputItems: [{ json: { ticket: 1 } }, { json: { ticket: 2, messages: [{ role: 'user', content: 'hi' }] } }],
+		});
+		const items = outputOf(run, 'List Tools');
+		expect(items).toHaveLength(2);
+		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		for (const item of items) expectConversationItem(item.json);
+
+		const [first, second] = items.map((item) => item.json as any);
+		expect(first.ticket).toBe(1);
+		expect(second.messages).toEqual([{ role: 'user', content: 'hi' }]);
+		// The fault server serves 15 tools in pages of 3: all of them arrive.
+		expect(first.tools).toHaveLength(15);
+		expect(first.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['echo', 'add', 'math.mul', 'submit_order', 'headers']));
+		const add = first.tools.find((tool: any) => tool.name === 'add');
+		expect(add).toMatchObject({ server: 'fault-server', mcpName: 'add', outputSchema: { type: 'object' } });
+		expect(add.inputSchema.required).toEqual(['a', 'b']);
+
+		expect(first.trace).toEqual([
+			{
+				step: 'mcp.listTools',
+				node: 'List Tools',
+				at: expect.any(String),
+				durationMs: expect.any(Number),
+				server: { label: 'fault-server', name: 'fault-server', version: '1.0.0', protocolVersion: '2025-11-25', transport: 'stdio' },
+				toolCount: 15,
+				listedCount: 15,
+				listHash: expect.stringMatching(/^sha256:[0-9a-f]{16}$/),
+			},
+		]);
+		expect(second.trace[0].listHash).toBe(first.trace[0].listHash);
+	});
+
+	it('includes only the chosen tools, or all but the excluded ones, and the hash follows the list', async () => {
+		const only = await runMcpChain([listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] })], { credentials: fault });
+		const except = await runMcpChain([listTools({ toolFilter: 'except', excludeTools: ['crash', 'hang'] })], { credentials: fault });
+		const onlyJson = outputOf(only, 'List Tools')[0].json as any;
+		const exceptJson = outputOf(except, 'List Tools')[0].json as any;
+		expect(onlyJson.tools.map((tool: any) => tool.name)).toEqual(['echo', 'add']);
+		expect(onlyJson.trace[0]).toMatchObject({ toolCount: 2, listedCount: 15 });
+		expect(exceptJson.tools.map((tool: any) => tool.name)).not.toEqual(expect.arrayContaining(['crash']));
+		expect(exceptJson.tools).toHaveLength(13);
+		expect(onlyJson.trace[0].listHash).not.toBe(exceptJson.trace[0].listHash);
+	});
+
+	it('merges two servers whose tool names collide, reversibly, and listing again does not duplicate', async () => {
+		// The harness gives one credential per type, so the second server runs over HTTP.
+		const http = await startHttpServer('fault', { name: 'second-server' });
+		const run = await runMcpChain(
+			[
+				listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] }),
+				mcpClientNode('List Second', { operation: 'listTools', connectionType: 'http', toolFilter: 'only', includeTools: ['echo', 'pid'] }),
+				{ ...listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] }), name: 'List Again', id: 'again' },
+			],
+			{ credentials: { ...fault, mcpHttpServerApi: httpCredential(http.url) } },
+		);
+		const json = outputOf(run, 'List Again')[0].json as any;
+		expectConversationItem(json);
+		expect(json.tools.map(({ name, server, mcpName }: any) => ({ name, server, mcpName }))).toEqual([
+			{ name: 'second-server__echo', server: 'second-server', mcpName: 'echo' },
+			{ name: 'pid', server: 'second-server', mcpName: 'pid' },
+			{ name: 'echo', server: 'fault-server', mcpName: 'echo' },
+			{ name: 'add', server: 'fault-server', mcpName: 'add' },
+		]);
+		expect(json.trace.map((entry: any) => entry.server.transport)).toEqual(['stdio', 'streamableHttp', 'stdio']);
+	});
+
+	it('uses the Server Label when one is set', async () => {
+		const run = await runMcpChain([listTools({ serverLabel: 'tools', toolFilter: 'only', includeTools: ['echo'] })], { credentials: fault });
+		const json = outputOf(run, 'List Tools')[0].json as any;
+		expect(json.tools[0].server).toBe('tools');
+		expect(json.trace[0].server).toMatchObject({ label: 'tools', name: 'fault-server' });
+	});
+
+	it('lists the real reference servers: server-everything and server-filesystem over stdio', async () => {
+		const everything = await runMcpChain([listTools()], { credentials: { mcpStdioServerApi: stdioCredential(everythingStdio()) } });
+		const everythingJson = outputOf(everything, 'List Tools')[0].json as any;
+		expectConversationItem(everythingJson);
+		expect(everythingJson.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum']));
+		expect(everythingJson.trace[0].server.name).toMatch(/everything/);
+
+		const folder = await createTempFolder({ 'a.txt': 'A' });
+		try {
+			const files = await runMcpChain([listTools()], { credentials: { mcpStdioServerApi: stdioCredential(filesystemStdio(folder)) } });
+			const filesJson = outputOf(files, 'List Tools')[0].json as any;
+			expect(filesJson.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['read_text_file', 'list_directory']));
+		} finally {
+			await removeTempFolder(folder);
+		}
+	});
+
+	it('fails every item with the reason when the server cannot start, or keeps them under continue-on-fail', async () => {
+		const broken = { mcpStdioServerApi: stdioCredential({ transport: 'stdio', command: 'no-such-mcp-server-command', args: [], env: {} }) };
+		const failed = await runMcpChain([listTools()], { credentials: broken });
+		expect(errorOf(failed, 'List Tools')?.message).toContain('Could not connect to the MCP server (stdio: no-such-mcp-server-command)');
+
+		const kept = await runMcpChain([{ ...listTools(), onError: 'continueRegularOutput' }], {
+			credentials: broken,
+			inputItems: [{ json: { ticket: 1 } }, { json: { ticket: 2 } }],
+		});
+		const items = outputOf(kept, 'List Tools');
+		expect(items.map((item) => item.json.ticket)).toEqual([1, 2]);
+		expect(items[0].json.error).toContain('Could not connect to the MCP server');
+	});
+});

@@ -1,0 +1,521 @@
+// MCP server for tests: well-behaved tools next to tools that fail in every way a client must survive.
+// Usage: node fault-server.mjs [--http PORT [--sse-only] [--require-header "Name: value"]...]
+//        [--name NAME] [--server-version V] [--tools-prefix P]
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import {
+	CallToolRequestSchema,
+	ErrorCode,
+	isInitializeRequest,
+	ListToolsRequestSchema,
+	McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+const options = parseArgs(process.argv.slice(2));
+const PAGE_SIZE = 3;
+const PNG_1X1 =
+	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+let counter = 0;
+
+function parseArgs(argv) {
+	const parsed = {
+		http: undefined,
+		sseOnly: false,
+		requiredHeaders: [],
+		name: 'fault-server',
+		version: '1.0.0',
+		prefix: '',
+	};
+	for (let i = 0; i < argv.length; i++) {
+		const flag = argv[i];
+		const value = () => {
+			if (i + 1 >= argv.length) fatal(`${flag} needs a value`);
+			return argv[++i];
+		};
+		if (flag === '--http') parsed.http = Number(value());
+		else if (flag === '--sse-only') parsed.sseOnly = true;
+		else if (flag === '--require-header') {
+			const raw = value();
+			const colon = raw.indexOf(':');
+			if (colon < 1) fatal(`--require-header wants "Name: value", got ${raw}`);
+			parsed.requiredHeaders.push({
+				name: raw.slice(0, colon).trim().toLowerCase(),
+				value: raw.slice(colon + 1).trim(),
+			});
+		} else if (flag === '--name') parsed.name = value();
+		else if (flag === '--server-version') parsed.version = value();
+		else if (flag === '--tools-prefix') parsed.prefix = value();
+		else fatal(`unknown argument ${flag}`);
+	}
+	if (parsed.http !== undefined && !(Number.isInteger(parsed.http) && parsed.http > 0)) {
+		fatal('--http wants a port number');
+	}
+	return parsed;
+}
+
+function fatal(message) {
+	console.error(`fault-server: ${message}`);
+	process.exit(2);
+}
+
+// Smallest valid WAV: 8 samples of 8-bit silence, so audio content decodes as a real file.
+function tinyWav() {
+	const samples = Buffer.alloc(8, 0x80);
+	const header = Buffer.alloc(44);
+	header.write('RIFF', 0, 'ascii');
+	header.writeUInt32LE(36 + samples.length, 4);
+	header.write('WAVEfmt ', 8, 'ascii');
+	header.writeUInt32LE(16, 16);
+	header.writeUInt16LE(1, 20);
+	header.writeUInt16LE(1, 22);
+	header.writeUInt32LE(8000, 24);
+	header.writeUInt32LE(8000, 28);
+	header.writeUInt16LE(1, 32);
+	header.writeUInt16LE(8, 34);
+	header.write('data', 36, 'ascii');
+	header.writeUInt32LE(samples.length, 40);
+	return Buffer.concat([header, samples]).toString('base64');
+}
+
+const noArgs = { type: 'object', properties: {}, additionalProperties: false };
+const numberPair = {
+	type: 'object',
+	properties: {
+		a: { type: 'number', description: 'First operand' },
+		b: { type: 'number', description: 'Second operand' },
+	},
+	required: ['a', 'b'],
+	additionalProperties: false,
+};
+const text = (value) => ({ content: [{ type: 'text', text: String(value) }] });
+const sleep = (ms, signal) =>
+	new Promise((resolve, reject) => {
+		const timer = setTimeout(resolve, ms);
+		signal.addEventListener(
+			'abort',
+			() => {
+				clearTimeout(timer);
+				reject(new Error('cancelled'));
+			},
+			{ once: true },
+		);
+	});
+
+const tools = [
+	{
+		name: 'echo',
+		title: 'Echo',
+		description: 'Returns the given text unchanged.',
+		inputSchema: {
+			type: 'object',
+			properties: { text: { type: 'string', description: 'Text to send back' } },
+			required: ['text'],
+			additionalProperties: false,
+		},
+		annotations: { readOnlyHint: true, idempotentHint: true },
+		run: ({ text: value }) => text(value),
+	},
+	{
+		name: 'add',
+		description: 'Adds two numbers; the sum also comes as structured content.',
+		inputSchema: numberPair,
+		outputSchema: {
+			type: 'object',
+			properties: { sum: { type: 'number' } },
+			required: ['sum'],
+			additionalProperties: false,
+		},
+		run: ({ a, b }) => ({ ...text(a + b), structuredContent: { sum: a + b } }),
+	},
+	{
+		// A dot is legal in MCP tool names but not in OpenAI function names.
+		name: 'math.mul',
+		description: 'Multiplies two numbers.',
+		inputSchema: numberPair,
+		run: ({ a, b }) => text(a * b),
+	},
+	{
+		name: 'submit_order',
+		description: 'Accepts a nested order and returns the arguments exactly as received.',
+		inputSchema: {
+			$schema: 'https://json-schema.org/draft/2020-12/schema',
+			type: 'object',
+			properties: {
+				customer: {
+					type: 'object',
+					properties: {
+						name: { type: 'string', minLength: 1 },
+						email: { type: 'string', format: 'email' },
+					},
+					required: ['name'],
+					additionalProperties: false,
+				},
+				items: {
+					type: 'array',
+					minItems: 1,
+					items: {
+						type: 'object',
+						properties: {
+							sku: { type: 'string', pattern: '^[A-Z]{3}-[0-9]{3}$' },
+							quantity: { type: 'integer', minimum: 1 },
+						},
+						required: ['sku', 'quantity'],
+						additionalProperties: false,
+					},
+				},
+				priority: { type: 'string', enum: ['low', 'normal', 'high'], default: 'normal' },
+				note: { type: ['string', 'null'] },
+			},
+			required: ['customer', 'items'],
+			additionalProperties: false,
+		},
+		run: (args) => ({
+			content: [{ type: 'text', text: JSON.stringify(args) }],
+			structuredContent: { received: args },
+		}),
+	},
+	{
+		name: 'slow',
+		description:
+			'Waits the given milliseconds; reports progress every 100 ms when asked to and given a progress token.',
+		inputSchema: {
+			type: 'object',
+			properties: {
+				ms: { type: 'integer', minimum: 0, maximum: 600000 },
+				progress: { type: 'boolean', default: false },
+			},
+			required: ['ms'],
+			additionalProperties: false,
+		},
+		run: async ({ ms, progress }, extra, request) => {
+			const token = request.params._meta?.progressToken;
+			const started = Date.now();
+			let ticker;
+			if (progress && token !== undefined) {
+				ticker = setInterval(() => {
+					const elapsed = Math.min(Date.now() - started, ms);
+					extra
+						.sendNotification({
+							method: 'notifications/progress',
+							params: { progressToken: token, progress: elapsed, total: ms, message: `${elapsed} of ${ms} ms` },
+						})
+						.catch(() => {});
+				}, 100);
+			}
+			try {
+				await sleep(ms, extra.signal);
+			} finally {
+				clearInterval(ticker);
+			}
+			return text(`waited ${ms} ms`);
+		},
+	},
+	{
+		name: 'hang',
+		description: 'Never answers; stops when the call is cancelled.',
+		inputSchema: noArgs,
+		run: (_args, extra) =>
+			new Promise((_resolve, reject) => {
+				extra.signal.addEventListener(
+					'abort',
+					() => {
+						// Tests read this on stderr to see the cancellation reached the server.
+						console.error('fault-server: hang cancelled');
+						reject(new Error('cancelled'));
+					},
+					{ once: true },
+				);
+			}),
+	},
+	{
+		name: 'crash',
+		description: 'Kills the server process (exit code 1) without answering.',
+		inputSchema: noArgs,
+		run: () => {
+			console.error('fault-server: crashing on purpose');
+			process.exit(1);
+		},
+	},
+	{
+		name: 'fail',
+		description: 'Answers with a tool error (isError: true).',
+		inputSchema: noArgs,
+		run: () => ({ isError: true, content: [{ type: 'text', text: 'The tool failed on purpose.' }] }),
+	},
+	{
+		name: 'throws',
+		description: 'Answers with a JSON-RPC error instead of a result.',
+		inputSchema: noArgs,
+		run: () => {
+			throw new McpError(ErrorCode.InvalidParams, 'throws: rejected on purpose');
+		},
+	},
+	{
+		name: 'bad_output',
+		description: 'Returns structured content that breaks its own output schema.',
+		inputSchema: noArgs,
+		outputSchema: {
+			type: 'object',
+			properties: { count: { type: 'integer' } },
+			required: ['count'],
+			additionalProperties: false,
+		},
+		run: () => ({ ...text('count is "many"'), structuredContent: { count: 'many' } }),
+	},
+	{
+		name: 'garbage',
+		description: 'Writes lines that are not JSON-RPC to stdout (stdio only), then answers normally.',
+		inputSchema: noArgs,
+		run: () => {
+			if (options.http === undefined) {
+				process.stdout.write(
+					[
+						'this line is not JSON',
+						'{"jsonrpc": "2.0", broken',
+						'{"valid":"json","but":"not JSON-RPC"}',
+						'42',
+						'\u001b[33mwarning: coloured log line\u001b[0m',
+						'',
+					].join('\n') + '\n',
+				);
+			}
+			return text('answer after garbage');
+		},
+	},
+	{
+		name: 'image',
+		description:
+			'Returns one content block of every kind: image, audio, embedded resource, resource link and text.',
+		inputSchema: noArgs,
+		run: () => ({
+			content: [
+				{ type: 'image', data: PNG_1X1, mimeType: 'image/png' },
+				{ type: 'audio', data: tinyWav(), mimeType: 'audio/wav' },
+				{
+					type: 'resource',
+					resource: {
+						uri: 'fault://files/blob.bin',
+						mimeType: 'application/octet-stream',
+						blob: Buffer.from([0, 1, 2, 3, 254, 255]).toString('base64'),
+					},
+				},
+				{
+					type: 'resource_link',
+					uri: 'fault://files/readme.txt',
+					name: 'readme.txt',
+					description: 'A file the client may fetch',
+					mimeType: 'text/plain',
+				},
+				{ type: 'text', text: 'one of every content type' },
+			],
+		}),
+	},
+	{
+		name: 'counter',
+		description: 'Counts calls in this server process.',
+		inputSchema: noArgs,
+		outputSchema: {
+			type: 'object',
+			properties: { count: { type: 'integer' } },
+			required: ['count'],
+		},
+		run: () => {
+			counter++;
+			return { ...text(counter), structuredContent: { count: counter } };
+		},
+	},
+	{
+		name: 'pid',
+		description: 'Returns the process id of this server.',
+		inputSchema: noArgs,
+		outputSchema: {
+			type: 'object',
+			properties: { pid: { type: 'integer' } },
+			required: ['pid'],
+		},
+		run: () => ({ ...text(process.pid), structuredContent: { pid: process.pid } }),
+	},
+	{
+		name: 'headers',
+		description: 'Returns the HTTP request headers that carried this call (empty over stdio).',
+		inputSchema: noArgs,
+		run: (_args, extra) => {
+			const headers = extra.requestInfo?.headers ?? {};
+			return { ...text(JSON.stringify(headers)), structuredContent: { headers } };
+		},
+	},
+];
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const byName = new Map(
+	tools.map((tool) => [options.prefix + tool.name, { ...tool, validate: ajv.compile(tool.inputSchema) }]),
+);
+const listed = tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+	name: options.prefix + name,
+	title,
+	description,
+	inputSchema,
+	outputSchema,
+	annotations,
+}));
+
+// Cursors are opaque to clients; here they only carry the offset of the next page.
+const encodeCursor = (offset) => Buffer.from(JSON.stringify({ offset })).toString('base64url');
+function decodeCursor(cursor) {
+	try {
+		const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+		if (Number.isInteger(offset) && offset >= 0 && offset < listed.length) return offset;
+	} catch {
+		// Not one of ours: answered as invalid below.
+	}
+	throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
+}
+
+function createMcpServer() {
+	const server = new Server(
+		{ name: options.name, version: options.version },
+		{ capabilities: { tools: { listChanged: false } } },
+	);
+	server.setRequestHandler(ListToolsRequestSchema, (request) => {
+		const cursor = request.params?.cursor;
+		const offset = cursor === undefined ? 0 : decodeCursor(cursor);
+		const next = offset + PAGE_SIZE;
+		return {
+			tools: listed.slice(offset, next),
+			...(next < listed.length ? { nextCursor: encodeCursor(next) } : {}),
+		};
+	});
+	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+		const tool = byName.get(request.params.name);
+		if (!tool) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`);
+		const args = request.params.arguments ?? {};
+		// Bad arguments are a tool error the model can correct, as the SDK's McpServer reports them.
+		if (!tool.validate(args)) {
+			return {
+				isError: true,
+				content: [
+					{
+						type: 'text',
+						text: `Invalid arguments for tool ${request.params.name}: ${ajv.errorsText(tool.validate.errors)}`,
+					},
+				],
+			};
+		}
+		return tool.run(args, extra, request);
+	});
+	return server;
+}
+
+async function serveStdio() {
+	await createMcpServer().connect(new StdioServerTransport());
+	process.stdin.on('end', () => process.exit(0));
+	// The client went away; there is nobody left to answer.
+	process.stdout.on('error', () => process.exit(0));
+}
+
+function readJson(req) {
+	return new Promise((resolve, reject) => {
+		const chunks = [];
+		req.on('data', (chunk) => chunks.push(chunk));
+		req.on('end', () => {
+			try {
+				resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+			} catch (error) {
+				reject(error);
+			}
+		});
+		req.on('error', reject);
+	});
+}
+
+function reply(res, status, body, headers = {}) {
+	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+	res.end(JSON.stringify(body));
+}
+
+const jsonRpcError = (message) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+
+function serveHttp(port) {
+	const streamable = new Map();
+	const sse = new Map();
+
+	async function handleStreamable(req, res) {
+		const sessionId = req.headers['mcp-session-id'];
+		if (sessionId !== undefined) {
+			const transport = streamable.get(sessionId);
+			// 404 tells the client its session is gone and it must initialize again.
+			if (!transport) return reply(res, 404, jsonRpcError('Session not found'));
+			return transport.handleRequest(req, res);
+		}
+		if (req.method !== 'POST') return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
+		let body;
+		try {
+			body = await readJson(req);
+		} catch {
+			return reply(res, 400, {
+				jsonrpc: '2.0',
+				error: { code: ErrorCode.ParseError, message: 'Parse error' },
+				id: null,
+			});
+		}
+		if (!isInitializeRequest(body)) return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
+		const transport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: () => randomUUID(),
+			onsessioninitialized: (id) => streamable.set(id, transport),
+		});
+		transport.onclose = () => streamable.delete(transport.sessionId);
+		await createMcpServer().connect(transport);
+		await transport.handleRequest(req, res, body);
+	}
+
+	async function handleSseStream(res) {
+		const transport = new SSEServerTransport('/messages', res);
+		sse.set(transport.sessionId, transport);
+		transport.onclose = () => sse.delete(transport.sessionId);
+		await createMcpServer().connect(transport);
+	}
+
+	async function route(req, res) {
+		const url = new URL(req.url, 'http://127.0.0.1');
+		for (const { name, value } of options.requiredHeaders) {
+			if (req.headers[name] !== value) {
+				return reply(res, 401, { error: 'unauthorized', message: `Missing or wrong ${name} header` });
+			}
+		}
+		if (url.pathname === '/mcp' && !options.sseOnly) return handleStreamable(req, res);
+		if (url.pathname === '/sse') {
+			// A POST here is a client probing for Streamable HTTP; 405 sends it to the SSE fallback.
+			if (req.method !== 'GET') return reply(res, 405, jsonRpcError('Method not allowed'), { Allow: 'GET' });
+			return handleSseStream(res);
+		}
+		if (url.pathname === '/messages' && req.method === 'POST') {
+			const transport = sse.get(url.searchParams.get('sessionId') ?? '');
+			if (!transport) return reply(res, 404, jsonRpcError('Session not found'));
+			return transport.handlePostMessage(req, res);
+		}
+		reply(res, 404, { error: 'not found' });
+	}
+
+	const httpServer = createHttpServer((req, res) => {
+		route(req, res).catch((error) => {
+			console.error('fault-server:', error);
+			if (!res.headersSent) reply(res, 500, jsonRpcError('Internal server error'));
+		});
+	});
+	httpServer.listen(port, '127.0.0.1', () => {
+		console.error(`fault-server listening on http://127.0.0.1:${port}`);
+	});
+	httpServer.on('error', (error) => fatal(error.message));
+}
+
+for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(0));
+
+if (options.http === undefined) await serveStdio();
+else serveHttp(options.http);

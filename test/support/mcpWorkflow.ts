@@ -1,0 +1,88 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import schema from '../../lib/conversation/conversation.schema.json';
+import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/config';
+import { McpClient } from '../../nodes/McpClient/McpClient.node';
+import { nodeTypesFrom, runWorkflow, type EngineRun, type NodeTypeMap } from './engine';
+
+export const MCP_CLIENT_TYPE = 'n8n-nodes-tool-calling.mcpClient';
+
+/** A stdio server configuration as the MCP Server (Command Line) credential stores it. */
+export function stdioCredential(config: StdioServerConfig): ICredentialDataDecryptedObject {
+	return {
+		command: config.command,
+		arguments: { argument: config.args.map((value) => ({ value })) },
+		environment: { variable: Object.entries(config.env).map(([name, value]) => ({ name, value })) },
+		cwd: config.cwd ?? '',
+	};
+}
+
+/** An HTTP server as the MCP Server (HTTP) credential stores it. */
+export function httpCredential(
+	url: string,
+	options: { transport?: HttpServerConfig['mode']; token?: string; headers?: Record<string, string> } = {},
+): ICredentialDataDecryptedObject {
+	const authentication = options.token !== undefined ? 'bearer' : options.headers ? 'headers' : 'none';
+	return {
+		url,
+		transport: options.transport ?? 'auto',
+		authentication,
+		token: options.token ?? '',
+		headers: { header: Object.entries(options.headers ?? {}).map(([name, value]) => ({ name, value })) },
+	};
+}
+
+export function mcpClientNode(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
+	const connectionType = (parameters.connectionType as string | undefined) ?? 'stdio';
+	const credentialType = connectionType === 'stdio' ? 'mcpStdioServerApi' : 'mcpHttpServerApi';
+	return {
+		id: name,
+		name,
+		type: MCP_CLIENT_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { connectionType, ...parameters },
+		credentials: { [credentialType]: { id: credentialType, name: credentialType } },
+		...extra,
+	};
+}
+
+/** Manual Trigger → the given nodes, each feeding the next through its first output. */
+export function chain(...nodes: INode[]) {
+	const trigger: INode = {
+		id: 'trigger',
+		name: 'Start',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
+	const all = [trigger, ...nodes];
+	const connections = Object.fromEntries(
+		all.slice(0, -1).map((node, index) => [node.name, { main: [[{ node: all[index + 1].name, type: 'main' as const, index: 0 }]] }]),
+	);
+	return { nodes: all, connections };
+}
+
+export function runMcpChain(
+	nodes: INode[],
+	options: { credentials: Record<string, ICredentialDataDecryptedObject>; inputItems?: INodeExecutionData[]; nodeTypes?: NodeTypeMap },
+): Promise<EngineRun> {
+	return runWorkflow(chain(...nodes), {
+		nodeTypes: { ...nodeTypesFrom(new McpClient()), ...options.nodeTypes },
+		credentials: options.credentials,
+		inputItems: options.inputItems,
+	});
+}
+
+const contract = addFormats(new Ajv2020({ allErrors: true })).compile(schema);
+
+/** Fails with the contract violations when `json` is not a valid conversation item. */
+export function expectConversationItem(json: unknown): void {
+	if (!contract(json)) throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
+}
+
+export function conversationItem(json: IDataObject): INodeExecutionData {
+	return { json };
+}
