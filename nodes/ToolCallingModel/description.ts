@@ -1,0 +1,151 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Model',
+		name: 'model',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchModels', searchable: true },
+			},
+			{ displayName: 'ID', name: 'id', type: 'string', placeholder: 'e.g. gpt-4.1-mini' },
+		],
+	},
+	{
+		displayName:
+			"Continues the conversation each input item carries (from MCP Client or the previous round). An item without messages starts a new conversation from the fields below.",
+		name: 'conversationNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'System Message',
+		name: 'systemMessage',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		description: 'Instructions for the model, for new conversations',
+	},
+	{
+		displayName: 'User Message',
+		name: 'userMessage',
+		type: 'string',
+		typeOptions: { rows: 3 },
+		default: '',
+		placeholder: 'e.g. {{ $json.body.question }}',
+		description: 'The first message of a new conversation. Expressions work: a webhook body, a schedule’s date.',
+	},
+	{
+		displayName: 'Tools (JSON)',
+		name: 'nodeTools',
+		type: 'json',
+		default: '[]',
+		description:
+			'Tools defined here, added to the tools the item carries: a list of {"name", "description", "inputSchema"} (OpenAI\'s {"type":"function","function":{…}} form works too). The model may call them; their calls leave through Tool Calls for you to handle.',
+	},
+	{
+		displayName: 'Tool Choice',
+		name: 'toolChoice',
+		type: 'options',
+		default: 'auto',
+		options: [
+			{ name: 'Auto', value: 'auto', description: 'The model decides whether to call tools' },
+			{ name: 'Required', value: 'required', description: 'The model must call at least one tool' },
+			{ name: 'None', value: 'none', description: 'The model must answer without tools' },
+			{ name: 'One Named Tool', value: 'named', description: 'The model must call the tool named below' },
+		],
+	},
+	{
+		displayName: 'Tool Name',
+		name: 'toolName',
+		type: 'string',
+		default: '',
+		required: true,
+		displayOptions: { show: { toolChoice: ['named'] } },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Items in Parallel',
+				name: 'concurrency',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 4,
+				description: 'How many conversations are sent to the model at once',
+			},
+			{
+				displayName: 'Max Retries',
+				name: 'maxRetries',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 2,
+				description: 'Retries of a request answered with 429 or a server error, waiting as the Retry-After header says',
+			},
+			{
+				displayName: 'Max Rounds',
+				name: 'maxRounds',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 10,
+				description:
+					'Loop guard: how many model turns one conversation may take. Past it the item leaves by Final Answer with the reason in stopReason.',
+			},
+			{
+				displayName: 'Max Tokens',
+				name: 'maxTokens',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 1024,
+				description: 'The most tokens the model may generate in one turn',
+			},
+			{
+				displayName: 'Parallel Tool Calls',
+				name: 'parallelToolCalls',
+				type: 'boolean',
+				default: true,
+				description: 'Whether the model may call several tools in one turn',
+			},
+			{
+				displayName: 'Strict Schemas',
+				name: 'strict',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to ask the API to follow each tool schema exactly (OpenAI structured outputs). Tools whose schema cannot be made strict are sent as they are and named in the trace.',
+			},
+			{
+				displayName: 'Stream',
+				name: 'stream',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to receive the answer as a stream of chunks; the output is the same either way',
+			},
+			{
+				displayName: 'Temperature',
+				name: 'temperature',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
+				default: 1,
+			},
+			{
+				displayName: 'Timeout (Ms)',
+				name: 'timeoutMs',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 120000,
+				description: 'How long one request may take, each retry included',
+			},
+		],
+	},
+];

@@ -1,0 +1,50 @@
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
+
+export interface NodeSettings {
+	model: ModelSettings;
+	timeoutMs: number;
+	maxRetries: number;
+	maxRounds: number;
+	concurrency: number;
+}
+
+interface Options {
+	concurrency?: number;
+	maxRetries?: number;
+	maxRounds?: number;
+	maxTokens?: number;
+	parallelToolCalls?: boolean;
+	strict?: boolean;
+	stream?: boolean;
+	temperature?: number;
+	timeoutMs?: number;
+}
+
+/** Settings that may differ per item (expressions), read for one item. */
+export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeSettings {
+	const options = context.getNodeParameter('options', itemIndex, {}) as Options;
+	const model = String(context.getNodeParameter('model', itemIndex, '', { extractValue: true })).trim();
+	if (model === '') throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
+	return {
+		model: {
+			model,
+			toolChoice: toolChoiceOf(context, itemIndex),
+			parallelToolCalls: options.parallelToolCalls,
+			temperature: options.temperature,
+			maxTokens: options.maxTokens,
+			strict: options.strict ?? false,
+			stream: options.stream ?? false,
+		},
+		timeoutMs: options.timeoutMs ?? 120_000,
+		maxRetries: options.maxRetries ?? 2,
+		maxRounds: options.maxRounds ?? 10,
+		concurrency: options.concurrency ?? 4,
+	};
+}
+
+function toolChoiceOf(context: IExecuteFunctions, itemIndex: number): ToolChoice {
+	const choice = context.getNodeParameter('toolChoice', itemIndex, 'auto') as 'auto' | 'required' | 'none' | 'named';
+	if (choice !== 'named') return choice;
+	return { name: (context.getNodeParameter('toolName', itemIndex, '') as string).trim() };
+}
