@@ -92,14 +92,18 @@ export async function createChatCompletion(
 		const stream = await client.chat.completions.create({ ...body, stream: true }, requestOptions);
 		const assembler = createOpenAIStreamAssembler();
 		let chunks = 0;
-		for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
-			assembler.push(chunk);
-			chunks++;
+		const incomplete = (how: string) =>
+			new ModelApiError(`The stream ${how} after ${chunks} chunks, before the model finished its turn`, 'incompleteStream');
+		try {
+			for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+				assembler.push(chunk);
+				chunks++;
+			}
+		} catch (error) {
+			throw error instanceof APIError ? error : incomplete(`broke off (${(error as Error).message})`);
 		}
 		const response = assembler.result();
-		if (!response.choices[0]?.finish_reason) {
-			throw new ModelApiError(`The stream ended after ${chunks} chunks, before the model finished its turn`, 'incompleteStream');
-		}
+		if (!response.choices[0]?.finish_reason) throw incomplete('ended');
 		return { request: request!, attempts, response, chunks };
 	} catch (error) {
 		throw toModelApiError(error, config, options);

@@ -1,6 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { describeConfig, sharedPool, type McpConnection, type McpServerConfig } from '../../lib/mcp';
 import type { BinaryStore } from '../../lib/execution/resultMessage';
+import type { ToolServer } from '../../lib/execution/runToolCall';
 import { SchemaValidator } from '../../lib/schema/validator';
 
 /** Compiled schemas are shared by every item and execution of this n8n process. */
@@ -24,6 +25,25 @@ export async function withConnection<T>(
 			description: (error as Error).message,
 		});
 	}
+}
+
+/**
+ * The item's connection as the executor's server: once it has died (a crash while answering an
+ * earlier call), the item's next calls run on a restarted server from the pool, as the
+ * connection-lost message promises, instead of failing on the dead session.
+ */
+export function reconnectingServer(config: McpServerConfig, connection: McpConnection): ToolServer {
+	let current = connection;
+	return {
+		callTool: (name, args, options) =>
+			current.isAlive
+				? current.callTool(name, args, options)
+				: sharedPool.use(config, (fresh) => {
+						current = fresh;
+						return fresh.callTool(name, args, options);
+					}),
+		stderrTail: () => current.stderrTail(),
+	};
 }
 
 export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, connection: McpConnection): string {

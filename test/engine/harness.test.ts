@@ -57,6 +57,14 @@ function node(name: string, type: string, parameters: INode['parameters'], extra
 	return { id: name, name, type, typeVersion: 1, position: [0, 0], parameters, ...extra };
 }
 
+/** n8n's Edit Fields (Set) node in JSON mode, keeping the item's other fields and its binary data. */
+function setNode(name: string, jsonOutput: string): INode {
+	return {
+		...node(name, 'n8n-nodes-base.set', { mode: 'raw', jsonOutput, includeOtherFields: true, options: { includeBinary: true } }),
+		typeVersion: 3.4,
+	};
+}
+
 function workflow(answerNode: Partial<INode>, connections: IConnections) {
 	return {
 		nodes: [
@@ -67,7 +75,7 @@ function workflow(answerNode: Partial<INode>, connections: IConnections) {
 				{ question: '={{ $json.question }}', second: '={{ $json.question.length > 12 }}' },
 				{ credentials: { answerApi: { id: '1', name: 'Answer account' } }, ...answerNode },
 			),
-			node('Edit', 'test.editJson', { jsonOutput: '={{ { "words": $json.answer ? $json.answer.split(" ").length : 0 } }}' }),
+			setNode('Edit', '={{ { "words": $json.answer ? $json.answer.split(" ").length : 0 } }}'),
 		],
 		connections: {
 			Trigger: { main: [[{ node: 'Answer', type: NodeConnectionTypes.Main, index: 0 }]] },
@@ -142,7 +150,7 @@ describe('engine harness', () => {
 					node('Answer', 'test.answer', { question: 'again', second: '={{ $json.round < 2 }}' }, {
 						credentials: { answerApi: { id: '1', name: 'Answer account' } },
 					}),
-					node('Next', 'test.editJson', { jsonOutput: '={{ { "round": $json.round + 1 } }}' }),
+					setNode('Next', '={{ { "round": $json.round + 1 } }}'),
 				],
 				connections: {
 					Trigger: { main: [[{ node: 'Answer', type: NodeConnectionTypes.Main, index: 0 }]] },

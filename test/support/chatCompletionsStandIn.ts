@@ -484,7 +484,7 @@ export async function startChatCompletionsStandIn(options: StandInOptions = {}):
 				errorBody(500, {
 					message: `The stand-in's script ran out: nothing scripted for request ${requests.length} (${route}).`,
 				}),
-				{ 'x-should-retry': 'false' },
+				{},
 			);
 		}
 		const request = body as Record<string, unknown>;
@@ -524,7 +524,7 @@ export async function startChatCompletionsStandIn(options: StandInOptions = {}):
 		remaining: () => turns.length,
 		close() {
 			// Keep-alive sockets the client pools would hold close() open: end them now.
-			
+			for (const socket of sockets) socket.destroy();
 			return new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
 		},
 	};

@@ -10,14 +10,11 @@ import {
 	UnexpectedError,
 	UserError,
 	Workflow,
-	jsonParse,
 	type ExecutionError,
 	type ExecutionStatus,
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
 	type IConnections,
-	type IDataObject,
-	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type INode,
 	type INodeCredentialsDetails,
@@ -25,7 +22,6 @@ import {
 	type INodeType,
 	type INodeTypes,
 	type IRun,
-	type ITriggerFunctions,
 	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
 	type IWorkflowSettings,
@@ -44,9 +40,9 @@ export type NodeTypeMap = Record<string, INodeType | IVersionedNodeType>;
 export interface RunOptions {
 	/** Keyed by the type name used in the JSON, e.g. 'n8n-nodes-tool-calling.mcpClient'. */
 	nodeTypes: NodeTypeMap;
-	/** Keyed by credential type; what `this.getCredentials(type)` returns. */
+	/** Keyed by credential id, or by type for any credential of that type; what `this.getCredentials(type)` returns. */
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
-	/** What the Manual Trigger emits; one empty item by default, as in n8n. */
+	/** Pinned on the workflow's first node (its trigger), as the editor pins test data; one empty item when absent. */
 	inputItems?: INodeExecutionData[];
 }
 
@@ -68,49 +64,33 @@ export interface EngineRun {
 	raw: IRun;
 }
 
-// Test stand-in for n8n's Manual Trigger (n8n-nodes-base cannot be installed here):
-// like the real one it emits from manualTriggerFunction, here the given items.
-function manualTrigger(items: INodeExecutionData[]): INodeType {
-	return {
-		description: {
-			displayName: 'When clicking ‘Execute workflow’',
-			name: 'manualTrigger',
-			group: ['trigger'],
-			version: 1,
-			description: 'Runs the flow on clicking a button in n8n',
-			defaults: { name: 'When clicking ‘Execute workflow’' },
-			inputs: [],
-			outputs: [NodeConnectionTypes.Main],
-			properties: [],
-		},
-		async trigger(this: ITriggerFunctions) {
-			return { manualTriggerFunction: async () => this.emit([structuredClone(items)]) };
-		},
-	};
-}
-
-// Any n8n node between ours: sets the fields of a JSON parameter on each item, like Edit Fields (Set) in JSON mode.
-const editJson: INodeType = {
-	description: {
-		displayName: 'Edit Fields (JSON)',
-		name: 'editJson',
-		group: ['transform'],
-		version: 1,
-		description: 'Sets fields from a JSON parameter',
-		defaults: { name: 'Edit Fields' },
-		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
-		properties: [{ displayName: 'JSON', name: 'jsonOutput', type: 'json', default: '{}' }],
-	},
-	async execute(this: IExecuteFunctions) {
-		const items = this.getInputData().map((item, i) => {
-			const value = this.getNodeParameter('jsonOutput', i);
-			const fields = typeof value === 'string' ? jsonParse<IDataObject>(value) : (value as IDataObject);
-			return { json: { ...item.json, ...fields }, binary: item.binary, pairedItem: { item: i } };
-		});
-		return [items];
-	},
+/**
+ * n8n's own nodes, as n8n registers them: the real classes from n8n-nodes-base, loaded on first
+ * use. Workflows in tests (and the examples) use them around the package's nodes.
+ */
+const N8N_NODES: Record<string, [path: string, className: string]> = {
+	manualTrigger: ['ManualTrigger/ManualTrigger.node', 'ManualTrigger'],
+	scheduleTrigger: ['Schedule/ScheduleTrigger.node', 'ScheduleTrigger'],
+	webhook: ['Webhook/Webhook.node', 'Webhook'],
+	respondToWebhook: ['RespondToWebhook/RespondToWebhook.node', 'RespondToWebhook'],
+	set: ['Set/Set.node', 'Set'],
+	if: ['If/If.node', 'If'],
+	noOp: ['NoOp/NoOp.node', 'NoOp'],
+	convertToFile: ['Files/ConvertToFile/ConvertToFile.node', 'ConvertToFile'],
+	readWriteFile: ['Files/ReadWriteFile/ReadWriteFile.node', 'ReadWriteFile'],
 };
+
+const loadedN8nNodes = new Map<string, INodeType | IVersionedNodeType>();
+
+function n8nNodeType(type: string): INodeType | IVersionedNodeType | undefined {
+	const entry = type.startsWith('n8n-nodes-base.') ? N8N_NODES[type.slice('n8n-nodes-base.'.length)] : undefined;
+	if (!entry) return undefined;
+	if (!loadedN8nNodes.has(type)) {
+		const [path, className] = entry;
+		loadedN8nNodes.set(type, new (require(`n8n-nodes-base/dist/nodes/${path}`)[className])());
+	}
+	return loadedN8nNodes.get(type);
+}
 
 /** The package's node classes keyed as n8n registers them: '<package name>.<description.name>'. */
 export function nodeTypesFrom(...nodes: Array<INodeType | IVersionedNodeType>): NodeTypeMap {
@@ -121,7 +101,7 @@ class TestNodeTypes implements INodeTypes {
 	constructor(private readonly types: NodeTypeMap) {}
 
 	getByName(type: string) {
-		const nodeType = this.types[type];
+		const nodeType = this.types[type] ?? n8nNodeType(type);
 		if (!nodeType) throw new UnexpectedError(`Unknown node type "${type}": pass it in nodeTypes`);
 		return nodeType;
 	}
@@ -131,7 +111,8 @@ class TestNodeTypes implements INodeTypes {
 	}
 
 	getKnownTypes() {
-		return Object.fromEntries(Object.keys(this.types).map((type) => [type, {}]));
+		const known = [...Object.keys(this.types), ...Object.keys(N8N_NODES).map((name) => `n8n-nodes-base.${name}`)];
+		return Object.fromEntries(known.map((type) => [type, {}]));
 	}
 }
 
@@ -168,7 +149,7 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 
 	async getDecrypted(_additionalData: IWorkflowExecuteAdditionalData, nodeCredentials: INodeCredentialsDetails, type: string) {
-		const data = this.byType[type];
+		const data = this.byType[nodeCredentials.id ?? ''] ?? this.byType[type];
 		// n8n's message for credentials missing from the database.
 		if (!data) throw new UserError(`Credential with ID "${nodeCredentials.id}" does not exist for type "${type}".`);
 		// A copy, as n8n decrypts anew for every call.
@@ -216,11 +197,7 @@ afterAll(() => {
 /** Runs workflow JSON as a manual execution in n8n-core's WorkflowExecute. */
 export async function runWorkflow(json: WorkflowJson, options: RunOptions): Promise<EngineRun> {
 	await setUpOnce();
-	const nodeTypes = new TestNodeTypes({
-		'n8n-nodes-base.manualTrigger': manualTrigger(options.inputItems ?? [{ json: {} }]),
-		'test.editJson': editJson,
-		...options.nodeTypes,
-	});
+	const nodeTypes = new TestNodeTypes(options.nodeTypes);
 	const workflowData = {
 		id: 'engine-test',
 		name: json.name ?? 'Engine test',
@@ -248,7 +225,8 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
 	} as Partial<IWorkflowExecuteAdditionalData> as IWorkflowExecuteAdditionalData;
 
-	const raw = await new WorkflowExecute(additionalData, 'manual').run({ workflow });
+	const pinData = options.inputItems ? { [json.nodes[0].name]: structuredClone(options.inputItems) } : undefined;
+	const raw = await new WorkflowExecute(additionalData, 'manual').run({ workflow, pinData });
 	const { runData, error } = raw.data.resultData;
 	const nodes: Record<string, NodeRun[]> = {};
 	const ran: Array<{ name: string; index: number }> = [];

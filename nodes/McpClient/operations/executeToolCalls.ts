@@ -4,7 +4,7 @@ import { executePendingCalls } from '../../../lib/execution/executeCalls';
 import { redact } from '../../../lib/json/redact';
 import { secretsOf, type McpServerConfig } from '../../../lib/mcp';
 import type { Routed } from '../../shared/items';
-import { binaryStoreFor, serverLabelOf, validator, withConnection } from '../server';
+import { binaryStoreFor, reconnectingServer, serverLabelOf, validator, withConnection } from '../server';
 import type { CallSettings } from './settings';
 
 /** The execute step for one item: its pending calls checked, run and answered in call order. */
@@ -16,7 +16,7 @@ export function executeToolCalls(context: IExecuteFunctions, config: McpServerCo
 
 		const { conversation: answered, statuses } = await withConnection(context, config, (connection) =>
 			executePendingCalls(conversation, {
-				server: connection,
+				server: reconnectingServer(config, connection),
 				serverLabel: serverLabelOf(context, itemIndex, connection),
 				nodeName: context.getNode().name,
 				validator,

@@ -1,0 +1,152 @@
+import { sharedPool } from '../../lib/mcp';
+import { errorOf, outputOf, type EngineRun } from '../support/engine';
+import { expectConversationItem, httpCredential, mcpClientNode, runMcpChain } from '../support/mcpWorkflow';
+import { startHttpServer, stopAllServers, type HttpServerHandle } from '../support/servers';
+
+afterAll(async () => {
+	await sharedPool.closeAll();
+	await stopAllServers();
+});
+
+const TOKEN = 'tok-7f3a9c1e-do-not-leak';
+const HEADERS = { 'X-Api-Key': 'key with spaces', 'X-Tenant': 'tenant with spaces 42', 'X-Team': 'a b' };
+// Values of six characters or more are secrets; 'a b' is short enough to stay readable.
+const SECRETS = [TOKEN, HEADERS['X-Api-Key'], HEADERS['X-Tenant']];
+
+const listTools = (extra: Record<string, unknown> = {}) =>
+	mcpClientNode('List Tools', { operation: 'listTools', connectionType: 'http' }, extra);
+const execute = (extra: Record<string, unknown> = {}) =>
+	mcpClientNode('Execute', { operation: 'executeToolCalls', connectionType: 'http' }, extra);
+
+let nextId = 0;
+const call = (name: string, args: Record<string, unknown> = {}) => ({
+	id: `call_${++nextId}`,
+	name,
+	arguments: args,
+	rawArguments: JSON.stringify(args),
+});
+const toolMessages = (json: any) => json.messages.filter((message: any) => message.role === 'tool');
+const callTraces = (json: any) => json.trace.filter((entry: any) => entry.step === 'mcp.callTool');
+
+/** List Tools → Execute over HTTP with one item; its output json. */
+async function listAndExecute(credential: ReturnType<typeof httpCredential>, calls: unknown[]) {
+	const run = await runMcpChain([listTools(), execute()], {
+		credentials: { mcpHttpServerApi: credential },
+		inputItems: [{ json: { toolCalls: calls } }],
+	});
+	expectNoSecret(run, 'Execute');
+	const json = outputOf(run, 'Execute')[0].json as any;
+	expectConversationItem(json);
+	return json;
+}
+
+/** The outputs and errors of the given nodes, as text, hold none of the credential values. */
+function expectNoSecret(run: EngineRun, ...nodes: string[]): void {
+	const text = JSON.stringify(nodes.map((node) => run.nodes[node]));
+	for (const secret of SECRETS) expect(text).not.toContain(secret);
+}
+
+describe('MCP Client over HTTP', () => {
+	let bearerServer: HttpServerHandle;
+	let headerServer: HttpServerHandle;
+	let legacyServer: HttpServerHandle;
+
+	beforeAll(async () => {
+		[bearerServer, headerServer, legacyServer] = await Promise.all([
+			startHttpServer('fault', { name: 'bearer-server', requireHeaders: { Authorization: `Bearer ${TOKEN}` } }),
+			startHttpServer('fault', { name: 'header-server', requireHeaders: HEADERS }),
+			startHttpServer('fault', { name: 'legacy-server', sseOnly: true, requireHeaders: HEADERS }),
+		]);
+	});
+
+	it('authenticates with a bearer token on Streamable HTTP, and the token never reaches the item', async () => {
+		const json = await listAndExecute(httpCredential(bearerServer.url, { transport: 'streamableHttp', token: TOKEN }), [
+			call('headers'),
+			call('echo', { text: 'over http' }),
+			// A tool that repeats the bare token it was given, as a server reporting its credential might.
+			call('echo', { text: `authenticated with ${TOKEN}` }),
+		]);
+		expect(json.trace[0].server).toMatchObject({ name: 'bearer-server', transport: 'streamableHttp' });
+		const [headers, echo, repeated] = toolMessages(json);
+		expect(echo).toMatchObject({ content: 'over http' });
+		expect(repeated).toMatchObject({ content: 'authenticated with [redacted]' });
+		expect(callTraces(json)[2].arguments).toEqual({ text: 'authenticated with [redacted]' });
+		// The server required the token on every request; what it saw comes back with the token hidden.
+		expect(headers.structuredContent.headers).toMatchObject({
+			authorization: '[redacted]',
+			'mcp-session-id': expect.any(String),
+			'mcp-protocol-version': json.trace[0].server.protocolVersion,
+		});
+		expect(headers.content).toContain('"authorization":"[redacted]"');
+		expect(callTraces(json).map((entry: any) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+	});
+
+	it('sends custom headers, values with spaces as typed, on every request of the legacy SSE transport', async () => {
+		const json = await listAndExecute(httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }), [call('headers')]);
+		expect(json.trace[0].server).toMatchObject({ name: 'header-server', transport: 'sse' });
+		const [headers] = toolMessages(json);
+		expect(headers.isError).toBeUndefined();
+		// The server answers 401 to any request without the exact values, so each arrived as typed.
+		expect(headers.structuredContent.headers).toMatchObject({
+			'x-api-key': '[redacted]',
+			'x-tenant': '[redacted]',
+			'x-team': 'a b',
+		});
+		expect(headers.content).toContain('"x-tenant":"[redacted]"');
+	});
+
+	it('falls back from Streamable HTTP to SSE on an SSE-only server, with the headers', async () => {
+		const json = await listAndExecute(httpCredential(legacyServer.sseUrl!, { transport: 'auto', headers: HEADERS }), [
+			call('headers'),
+			call('add', { a: 2, b: 3 }),
+		]);
+		expect(json.trace[0].server).toMatchObject({ name: 'legacy-server', transport: 'sse' });
+		const [headers, add] = toolMessages(json);
+		expect(headers.structuredContent.headers).toMatchObject({ 'x-api-key': '[redacted]', 'x-team': 'a b' });
+		expect(add).toMatchObject({ content: '5', structuredContent: { sum: 5 } });
+	});
+
+	it('fails the item with an error naming the server when the token is wrong, and leaks neither token', async () => {
+		const wrongToken = 'wrong-token-5d2e8b';
+		const credentials = { mcpHttpServerApi: httpCredential(bearerServer.url, { token: wrongToken }) };
+		const failed = await runMcpChain([listTools()], { credentials });
+		const error = errorOf(failed, 'List Tools') as any;
+		expect(error?.message).toBe(`Could not connect to the MCP server (HTTP: ${bearerServer.url})`);
+		expect(error.description).toContain('Missing or wrong authorization header');
+		expectNoSecret(failed, 'List Tools');
+		expect(JSON.stringify(failed.nodes)).not.toContain(wrongToken);
+
+		const kept = await runMcpChain([execute({ onError: 'continueRegularOutput' })], {
+			credentials,
+			inputItems: [{ json: { ticket: 7, toolCalls: [call('echo', { text: 'x' })] } }],
+		});
+		const [item] = outputOf(kept, 'Execute');
+		expect(item.json).toMatchObject({ ticket: 7, error: `Could not connect to the MCP server (HTTP: ${bearerServer.url})` });
+		expect(JSON.stringify(kept.nodes)).not.toContain(wrongToken);
+	});
+
+	it('lists and calls server-everything over Streamable HTTP, checking arguments against its schema', async () => {
+		const everything = await startHttpServer('everything');
+		const credentials = { mcpHttpServerApi: httpCredential(everything.url) };
+		const listed = await runMcpChain([listTools()], { credentials });
+		const listedJson = outputOf(listed, 'List Tools')[0].json as any;
+		expectConversationItem(listedJson);
+		expect(listedJson.trace[0].server).toMatchObject({ name: expect.stringMatching(/everything/), transport: 'streamableHttp' });
+		const echoTool = listedJson.tools.find((tool: any) => tool.name === 'echo');
+		expect(echoTool.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+
+		const valid = call('echo', { message: 'hello over http' });
+		const wrongType = call('echo', { message: 42 });
+		const missing = call('echo', { text: 'wrong name' });
+		const run = await runMcpChain([listTools(), execute()], { credentials, inputItems: [{ json: { toolCalls: [valid, wrongType, missing] } }] });
+		const json = outputOf(run, 'Execute')[0].json as any;
+		expectConversationItem(json);
+		const [ok, badType, badName] = toolMessages(json);
+		expect(ok).toEqual({ role: 'tool', tool_call_id: valid.id, name: 'echo', content: 'Echo: hello over http' });
+		expect(badType).toMatchObject({ isError: true });
+		expect(badType.content).toContain("- '/message' must be string (schema rule #/properties/message/type)");
+		expect(badName.content).toContain("- the arguments object must have required property 'message' (schema rule #/required)");
+		expect(callTraces(json).map((entry: any) => entry.status)).toEqual(['ok', 'invalidArguments', 'invalidArguments']);
+		expect(callTraces(json)[0].arguments).toEqual({ message: 'hello over http' });
+	});
+});
