@@ -1,5 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
-import { describeConfig, sharedPool, type McpConnection, type McpServerConfig } from '../../lib/mcp';
+import { redact } from '../../lib/json/redact';
+import { describeConfig, secretsOf, sharedPool, type McpConnection, type McpServerConfig } from '../../lib/mcp';
 import type { BinaryStore } from '../../lib/execution/resultMessage';
 import type { ToolServer } from '../../lib/execution/runToolCall';
 import { SchemaValidator } from '../../lib/schema/validator';
@@ -21,8 +22,9 @@ export async function withConnection<T>(
 		});
 	} catch (error) {
 		if (connected) throw new NodeOperationError(context.getNode(), error as Error);
+		// A server that fails to start may print the secret it was given (stderr is part of the message).
 		throw new NodeOperationError(context.getNode(), `Could not connect to the MCP server (${describeConfig(config)})`, {
-			description: (error as Error).message,
+			description: redact((error as Error).message, secretsOf(config)),
 		});
 	}
 }

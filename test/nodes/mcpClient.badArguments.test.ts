@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { IDataObject } from 'n8n-workflow';
+import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import { sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
 import { expectConversationItem, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
@@ -12,8 +14,11 @@ afterAll(async () => {
 const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
 const execute = mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency: 6 } });
 
-const toolMessages = (json: any) => json.messages.filter((message: any) => message.role === 'tool');
-const callTraces = (json: any) => json.trace.filter((entry: any) => entry.step === 'mcp.callTool');
+/** The item's conversation, typed: what our nodes output. */
+const conversationOf = (json: IDataObject) => json as unknown as Conversation;
+const toolMessages = (json: IDataObject) =>
+	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
+const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
 
 const unreadable = (tool: string, reason: string) =>
 	`The arguments for tool '${tool}' could not be read: ${reason}. The server was not called. Send the arguments as one JSON object.`;
@@ -247,7 +252,7 @@ const strictCounter = {
 async function runCalls(calls: Array<Record<string, unknown>>) {
 	const run = await runMcpChain([execute], { credentials, inputItems: [{ json: { toolCalls: calls } }] });
 	const messages = toolMessages(outputOf(run, 'Execute')[0].json);
-	return Object.fromEntries(messages.map((message: any) => [message.tool_call_id, message]));
+	return Object.fromEntries(messages.map((message) => [message.tool_call_id, message]));
 }
 
 /** Bytes the process has read so far (its stdin, for a stdio server). */
@@ -257,8 +262,8 @@ describe('MCP Client: bad tool-call arguments', () => {
 	it(`refuses ${badCases.length} kinds of bad arguments, one item each, without calling the server, and runs the valid call`, async () => {
 		expect(badCases.length).toBeGreaterThanOrEqual(24);
 		const before = await runCalls([objectCall('pid_before', 'pid', {}), objectCall('count_before', 'counter', {})]);
-		const pid = before.pid_before.structuredContent.pid as number;
-		const countBefore = before.count_before.structuredContent.count as number;
+		const pid = before.pid_before.structuredContent!.pid as number;
+		const countBefore = before.count_before.structuredContent!.count as number;
 		const readBefore = bytesRead(pid);
 
 		const valid = objectCall('valid_order', 'submit_order', validOrder);
@@ -274,9 +279,9 @@ describe('MCP Client: bad tool-call arguments', () => {
 		expect(items.map((item) => item.pairedItem)).toEqual(cases.map((_, index) => ({ item: index })));
 
 		for (const [index, { id, call, content }] of cases.entries()) {
-			const json = items[index].json as any;
+			const { json } = items[index];
 			expectConversationItem(json);
-			expect(json.toolCalls).toEqual([]);
+			expect(conversationOf(json).toolCalls).toEqual([]);
 			const messages = toolMessages(json);
 			expect(messages).toHaveLength(1);
 			const [trace] = callTraces(json);
@@ -291,7 +296,7 @@ describe('MCP Client: bad tool-call arguments', () => {
 			expect(messages[0].content.length).toBeLessThan(2048);
 		}
 
-		const validJson = items[12].json as any;
+		const validJson = items[12].json;
 		expect(toolMessages(validJson)).toEqual([
 			{
 				role: 'tool',
@@ -306,8 +311,8 @@ describe('MCP Client: bad tool-call arguments', () => {
 		// The server was not called for any bad call: the count rose by the one call below only (the
 		// stricter counter items did not reach it), and the 4 MB of bad arguments never crossed its stdin.
 		const after = await runCalls([objectCall('count_after', 'counter', {}), objectCall('pid_after', 'pid', {})]);
-		expect(after.pid_after.structuredContent.pid).toBe(pid);
-		expect(after.count_after.structuredContent.count).toBe(countBefore + 1);
+		expect(after.pid_after.structuredContent).toEqual({ pid });
+		expect(after.count_after.structuredContent).toEqual({ count: countBefore + 1 });
 		expect(bytesRead(pid) - readBefore).toBeLessThan(256 * 1024);
 	});
 });

@@ -1,3 +1,5 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf, type EngineRun } from '../support/engine';
 import { expectConversationItem, httpCredential, mcpClientNode, runMcpChain } from '../support/mcpWorkflow';
@@ -25,8 +27,13 @@ const call = (name: string, args: Record<string, unknown> = {}) => ({
 	arguments: args,
 	rawArguments: JSON.stringify(args),
 });
-const toolMessages = (json: any) => json.messages.filter((message: any) => message.role === 'tool');
-const callTraces = (json: any) => json.trace.filter((entry: any) => entry.step === 'mcp.callTool');
+/** The item's conversation, typed: what our nodes output. */
+const conversationOf = (json: IDataObject) => json as unknown as Conversation;
+const toolMessages = (json: IDataObject) =>
+	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
+const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
+/** The server as the List Tools trace entry describes it. */
+const listedServer = (json: IDataObject) => conversationOf(json).trace[0].server as Record<string, unknown>;
 
 /** List Tools → Execute over HTTP with one item; its output json. */
 async function listAndExecute(credential: ReturnType<typeof httpCredential>, calls: unknown[]) {
@@ -35,7 +42,7 @@ async function listAndExecute(credential: ReturnType<typeof httpCredential>, cal
 		inputItems: [{ json: { toolCalls: calls } }],
 	});
 	expectNoSecret(run, 'Execute');
-	const json = outputOf(run, 'Execute')[0].json as any;
+	const { json } = outputOf(run, 'Execute')[0];
 	expectConversationItem(json);
 	return json;
 }
@@ -66,28 +73,28 @@ describe('MCP Client over HTTP', () => {
 			// A tool that repeats the bare token it was given, as a server reporting its credential might.
 			call('echo', { text: `authenticated with ${TOKEN}` }),
 		]);
-		expect(json.trace[0].server).toMatchObject({ name: 'bearer-server', transport: 'streamableHttp' });
+		expect(listedServer(json)).toMatchObject({ name: 'bearer-server', transport: 'streamableHttp' });
 		const [headers, echo, repeated] = toolMessages(json);
 		expect(echo).toMatchObject({ content: 'over http' });
 		expect(repeated).toMatchObject({ content: 'authenticated with [redacted]' });
 		expect(callTraces(json)[2].arguments).toEqual({ text: 'authenticated with [redacted]' });
 		// The server required the token on every request; what it saw comes back with the token hidden.
-		expect(headers.structuredContent.headers).toMatchObject({
+		expect(headers.structuredContent?.headers).toMatchObject({
 			authorization: '[redacted]',
 			'mcp-session-id': expect.any(String),
-			'mcp-protocol-version': json.trace[0].server.protocolVersion,
+			'mcp-protocol-version': listedServer(json).protocolVersion,
 		});
 		expect(headers.content).toContain('"authorization":"[redacted]"');
-		expect(callTraces(json).map((entry: any) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+		expect(callTraces(json).map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok']);
 	});
 
 	it('sends custom headers, values with spaces as typed, on every request of the legacy SSE transport', async () => {
 		const json = await listAndExecute(httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }), [call('headers')]);
-		expect(json.trace[0].server).toMatchObject({ name: 'header-server', transport: 'sse' });
+		expect(listedServer(json)).toMatchObject({ name: 'header-server', transport: 'sse' });
 		const [headers] = toolMessages(json);
 		expect(headers.isError).toBeUndefined();
 		// The server answers 401 to any request without the exact values, so each arrived as typed.
-		expect(headers.structuredContent.headers).toMatchObject({
+		expect(headers.structuredContent?.headers).toMatchObject({
 			'x-api-key': '[redacted]',
 			'x-tenant': '[redacted]',
 			'x-team': 'a b',
@@ -100,9 +107,9 @@ describe('MCP Client over HTTP', () => {
 			call('headers'),
 			call('add', { a: 2, b: 3 }),
 		]);
-		expect(json.trace[0].server).toMatchObject({ name: 'legacy-server', transport: 'sse' });
+		expect(listedServer(json)).toMatchObject({ name: 'legacy-server', transport: 'sse' });
 		const [headers, add] = toolMessages(json);
-		expect(headers.structuredContent.headers).toMatchObject({ 'x-api-key': '[redacted]', 'x-team': 'a b' });
+		expect(headers.structuredContent?.headers).toMatchObject({ 'x-api-key': '[redacted]', 'x-team': 'a b' });
 		expect(add).toMatchObject({ content: '5', structuredContent: { sum: 5 } });
 	});
 
@@ -110,9 +117,9 @@ describe('MCP Client over HTTP', () => {
 		const wrongToken = 'wrong-token-5d2e8b';
 		const credentials = { mcpHttpServerApi: httpCredential(bearerServer.url, { token: wrongToken }) };
 		const failed = await runMcpChain([listTools()], { credentials });
-		const error = errorOf(failed, 'List Tools') as any;
+		const error = errorOf(failed, 'List Tools');
 		expect(error?.message).toBe(`Could not connect to the MCP server (HTTP: ${bearerServer.url})`);
-		expect(error.description).toContain('Missing or wrong authorization header');
+		expect(error?.description).toContain('Missing or wrong authorization header');
 		expectNoSecret(failed, 'List Tools');
 		expect(JSON.stringify(failed.nodes)).not.toContain(wrongToken);
 
@@ -129,24 +136,24 @@ describe('MCP Client over HTTP', () => {
 		const everything = await startHttpServer('everything');
 		const credentials = { mcpHttpServerApi: httpCredential(everything.url) };
 		const listed = await runMcpChain([listTools()], { credentials });
-		const listedJson = outputOf(listed, 'List Tools')[0].json as any;
+		const listedJson = outputOf(listed, 'List Tools')[0].json;
 		expectConversationItem(listedJson);
-		expect(listedJson.trace[0].server).toMatchObject({ name: expect.stringMatching(/everything/), transport: 'streamableHttp' });
-		const echoTool = listedJson.tools.find((tool: any) => tool.name === 'echo');
-		expect(echoTool.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+		expect(listedServer(listedJson)).toMatchObject({ name: expect.stringMatching(/everything/), transport: 'streamableHttp' });
+		const echoTool = conversationOf(listedJson).tools.find((tool) => tool.name === 'echo');
+		expect(echoTool?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
 
 		const valid = call('echo', { message: 'hello over http' });
 		const wrongType = call('echo', { message: 42 });
 		const missing = call('echo', { text: 'wrong name' });
 		const run = await runMcpChain([listTools(), execute()], { credentials, inputItems: [{ json: { toolCalls: [valid, wrongType, missing] } }] });
-		const json = outputOf(run, 'Execute')[0].json as any;
+		const { json } = outputOf(run, 'Execute')[0];
 		expectConversationItem(json);
 		const [ok, badType, badName] = toolMessages(json);
 		expect(ok).toEqual({ role: 'tool', tool_call_id: valid.id, name: 'echo', content: 'Echo: hello over http' });
 		expect(badType).toMatchObject({ isError: true });
 		expect(badType.content).toContain("- '/message' must be string (schema rule #/properties/message/type)");
 		expect(badName.content).toContain("- the arguments object must have required property 'message' (schema rule #/required)");
-		expect(callTraces(json).map((entry: any) => entry.status)).toEqual(['ok', 'invalidArguments', 'invalidArguments']);
+		expect(callTraces(json).map((entry) => entry.status)).toEqual(['ok', 'invalidArguments', 'invalidArguments']);
 		expect(callTraces(json)[0].arguments).toEqual({ message: 'hello over http' });
 	});
 });

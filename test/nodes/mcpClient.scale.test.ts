@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { IDataObject } from 'n8n-workflow';
+import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import { McpConnection, sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
 import { expectConversationItem, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
@@ -19,8 +21,11 @@ const call = (id: string, name: string, args: Record<string, unknown> = {}) => (
 	arguments: args,
 	rawArguments: JSON.stringify(args),
 });
-const toolMessages = (json: any) => json.messages.filter((message: any) => message.role === 'tool');
-const callTraces = (json: any) => json.trace.filter((entry: any) => entry.step === 'mcp.callTool');
+/** The item's conversation, typed: what our nodes output. */
+const conversationOf = (json: IDataObject) => json as unknown as Conversation;
+const toolMessages = (json: IDataObject) =>
+	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
+const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
 
 /** One item calling `counter` then `pid`: the count so far and the server process that answered. */
 async function countAndPid(): Promise<{ count: number; pid: number }> {
@@ -30,7 +35,7 @@ async function countAndPid(): Promise<{ count: number; pid: number }> {
 	});
 	const [count, pid] = toolMessages(outputOf(run, 'Execute')[0].json);
 	expect([count.isError, pid.isError]).toEqual([undefined, undefined]);
-	return { count: count.structuredContent.count, pid: pid.structuredContent.pid };
+	return { count: count.structuredContent?.count as number, pid: pid.structuredContent?.pid as number };
 }
 
 /** Counts the `tools/call` requests in flight at once, and lets a test act when one starts. */
@@ -90,15 +95,15 @@ describe('MCP Client: many items on one pooled server', () => {
 		for (const [index, item] of items.entries()) {
 			expectConversationItem(item.json);
 			const messages = toolMessages(item.json);
-			expect(messages.map((message: any) => [message.tool_call_id, message.isError])).toEqual([
+			expect(messages.map((message) => [message.tool_call_id, message.isError])).toEqual([
 				[`count_${index}`, undefined],
 				[`echo_${index}`, undefined],
 				[`pid_${index}`, undefined],
 			]);
 			expect(messages[1].content).toBe(`item ${index}`);
 			expect(messages[2].structuredContent).toEqual({ pid: baseline.pid });
-			expect(callTraces(item.json).map((entry: any) => entry.status)).toEqual(['ok', 'ok', 'ok']);
-			counts.push(messages[0].structuredContent.count);
+			expect(callTraces(item.json).map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+			counts.push(messages[0].structuredContent?.count as number);
 		}
 		// Every call counted once, by the same process: exactly the next 100 numbers, none twice.
 		expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => baseline.count + 1 + index));
@@ -148,7 +153,7 @@ describe('MCP Client: many items on one pooled server', () => {
 			}
 			// The call after a lost one runs on the restarted server, as the lost call's message says.
 			expect({ index, status: pidTrace.status, isError: pidMessage.isError }).toEqual({ index, status: 'ok', isError: undefined });
-			answeredPids.add(pidMessage.structuredContent.pid);
+			answeredPids.add(pidMessage.structuredContent?.pid as number);
 		}
 		// Only the items in flight when the server died (at most 4 at once) lost their call.
 		expect(lost.length).toBeGreaterThanOrEqual(1);

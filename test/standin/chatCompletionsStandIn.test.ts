@@ -152,9 +152,8 @@ describe('non-streamed replies', () => {
 
 describe('streamed replies', () => {
 	it('streams the same tool calls in fragments, with a usage chunk, as the SDK reads them', async () => {
-		const turn = reply.toolCalls(scriptedCalls.map(({ name, arguments: args }) => ({ name, arguments: args })), {
-			usage,
-		});
+		const withoutIds = scriptedCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
+		const turn = reply.toolCalls(withoutIds, { usage });
 		api.script(turn, turn);
 
 		const whole = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools });
@@ -170,9 +169,13 @@ describe('streamed replies', () => {
 
 		// Generated ids are fixed per turn, so both replies name the calls alike.
 		const wholeCalls = whole.choices[0].message.tool_calls;
-		expect(wholeCalls?.map((c) => c.id)).toEqual([expect.stringMatching(/^call_[A-Za-z0-9]{24}$/), expect.any(String)]);
-		expect(assembleToolCalls(chunks)).toEqual(wholeCalls);
-		expect(assembleToolCalls(chunks).map((c) => c.function.arguments)).toEqual(scriptedCalls.map((c) => c.arguments));
+		expect(wholeCalls?.map((c) => c.id)).toEqual([
+			expect.stringMatching(/^call_[A-Za-z0-9]{24}$/),
+			expect.stringMatching(/^call_[A-Za-z0-9]{24}$/),
+		]);
+		const assembled = assembleToolCalls(chunks);
+		expect(assembled).toEqual(wholeCalls);
+		expect(assembled.map((c) => c.function.arguments)).toEqual(scriptedCalls.map((c) => c.arguments));
 
 		const first = chunks[0];
 		expect(first.object).toBe('chat.completion.chunk');
@@ -181,12 +184,19 @@ describe('streamed replies', () => {
 		expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
 
 		for (const index of [0, 1]) {
-			const fragments = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).filter((f) => f.index === index);
+			const fragments = chunks
+				.flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])
+				.filter((f) => f.index === index);
 			expect(fragments.length).toBeGreaterThan(3);
-			expect(fragments[0]).toMatchObject({ id: wholeCalls?.[index].id, type: 'function', function: { arguments: '' } });
-			expect(fragments.slice(1).every((f) => f.id === undefined && f.type === undefined && f.function?.name === undefined)).toBe(
-				true,
-			);
+			expect(fragments[0]).toMatchObject({
+				id: wholeCalls?.[index].id,
+				type: 'function',
+				function: { name: scriptedCalls[index].name, arguments: '' },
+			});
+			for (const later of fragments.slice(1)) {
+				expect(Object.keys(later)).toEqual(['index', 'function']);
+				expect(Object.keys(later.function ?? {})).toEqual(['arguments']);
+			}
 		}
 
 		const [finish, last] = chunks.slice(-2);
@@ -218,6 +228,33 @@ describe('streamed replies', () => {
 		expect(deltas.join('')).toBe(text);
 		expect(chunks.at(-1)?.choices[0].finish_reason).toBe('stop');
 		expect(chunks.some((c) => 'usage' in c || 'obfuscation' in c)).toBe(false);
+	});
+
+	it('streams text sent before the calls ahead of them, and an answer with no calls at all', async () => {
+		api.script(
+			reply.toolCalls([{ id: 'call_a', name: 'get_weather', arguments: '{}' }], { content: 'Checking.' }),
+			reply.toolCalls([]),
+		);
+		const read = async () => {
+			const chunks: ChatCompletionChunk[] = [];
+			const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, stream: true });
+			for await (const chunk of stream) chunks.push(chunk);
+			return chunks.map((c) => c.choices[0]);
+		};
+
+		const withText = await read();
+		expect(withText[0].delta).toEqual({ role: 'assistant', content: '', refusal: null });
+		const firstCall = withText.findIndex((c) => c.delta.tool_calls);
+		expect(withText.slice(1, firstCall).map((c) => c.delta.content)).toEqual(['C', 'heck', 'in', 'g.']);
+		expect(withText[firstCall].delta).toEqual({
+			tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+		});
+
+		const empty = await read();
+		expect(empty).toEqual([
+			{ index: 0, delta: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: null },
+			{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' },
+		]);
 	});
 
 	it('writes SSE frames byte for byte as OpenAI does', async () => {
@@ -270,9 +307,11 @@ describe('streamed replies', () => {
 
 	it('serves a raw body, here an error event inside a stream, which the SDK raises', async () => {
 		api.script(
-			reply.raw(200, 'data: {"error":{"message":"Upstream overloaded","type":"server_error","param":null,"code":null}}\n\n', {
-				'content-type': 'text/event-stream',
-			}),
+			reply.raw(
+				200,
+				'data: {"error":{"message":"Upstream overloaded","type":"server_error","param":null,"code":null}}\n\n',
+				{ 'content-type': 'text/event-stream' },
+			),
 		);
 
 		const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true });
@@ -398,6 +437,7 @@ describe('request checks OpenAI makes', () => {
 			'tool_choice',
 		],
 		['no messages', {}, "Missing required parameter: 'messages'.", 'messages'],
+		['no model', { model: undefined, messages }, 'you must provide a model parameter', null],
 	])('rejects %s with 400 and keeps the scripted turn', async (_case, fields, message, param) => {
 		api.script(reply.text('Not served.'));
 
@@ -422,6 +462,20 @@ describe('request checks OpenAI makes', () => {
 		});
 
 		expect(completion.choices[0].message.content).toBe('Done.');
+	});
+
+	it('rejects a body that is not JSON', async () => {
+		const response = await fetch(`${api.baseURL}/chat/completions`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{"model": "gpt-4o-mini",',
+		});
+
+		expect(response.status).toBe(400);
+		expect(await response.json()).toMatchObject({
+			error: { message: expect.stringContaining('We could not parse the JSON body of your request.'), param: null },
+		});
+		expect(api.requests[0].body).toBeUndefined();
 	});
 
 	it('answers unknown paths with 404 as OpenAI does', async () => {
@@ -458,6 +512,11 @@ describe('models and credentials', () => {
 				{ id: 'qwen3', object: 'model', created: 1, owned_by: 'alibaba' },
 			]);
 			await expect(wrong.models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+			const anonymous = await fetch(`${keyed.baseURL}/models`);
+			expect(anonymous.status).toBe(401);
+			expect(await anonymous.json()).toMatchObject({
+				error: { message: expect.stringMatching(/^You didn't provide an API key\./), code: null },
+			});
 			await expect(wrong.chat.completions.create({ model: 'qwen3', messages })).rejects.toMatchObject({
 				status: 401,
 				code: 'invalid_api_key',
@@ -465,6 +524,7 @@ describe('models and credentials', () => {
 			expect(keyed.requests.map((r) => r.headers.authorization)).toEqual([
 				'Bearer sk-right',
 				'Bearer sk-wrong',
+				undefined,
 				'Bearer sk-wrong',
 			]);
 		} finally {

@@ -4,8 +4,8 @@
  * SDK's type definitions (resources/chat/completions) and OpenAI's documented wire format,
  * streaming included: SSE `data:` frames of `chat.completion.chunk`s ending in `data: [DONE]`.
  *
- * Tests script the replies in order; each POST /v1/chat/completions consumes one, whatever
- * the request asked for, so an SDK retry after a 429 or 5xx consumes the next one too.
+ * Tests script the replies in order; each POST /v1/chat/completions that passes the request
+ * checks OpenAI makes consumes one, so an SDK retry after a 429 or 5xx consumes the next one too.
  * The same scripted answer is served as one `chat.completion` or as chunks, as the request's
  * `stream` flag asks. Every request is recorded so tests can assert what the client sent.
  */
@@ -81,7 +81,7 @@ export interface RecordedRequest {
 	path: string;
 	/** Lower-cased names, repeated headers joined with `, `. */
 	headers: Record<string, string>;
-	/** The parsed JSON body, undefined when empty or not JSON; typed for reading, not checked to be a valid request. */
+	/** The parsed JSON body, undefined when empty or not JSON; typed for reading, never checked. */
 	body: ChatCompletionCreateParams | undefined;
 }
 
@@ -117,7 +117,6 @@ const DEFAULT_USAGE: CompletionUsage = {
 };
 
 const DEFAULT_MODELS = ['gpt-4o-mini', 'gpt-4.1'];
-const DEFAULT_MODEL = 'gpt-4o-mini';
 
 // Defaults worded as OpenAI words them, so clients that show vendor messages are tested on real text.
 const DEFAULT_ERRORS: Record<number, OpenAIErrorBody['error']> = {
@@ -203,10 +202,17 @@ export const reply = {
 	rateLimited(retryAfterSeconds: number): ErrorTurn {
 		return reply.error(429, {}, { 'retry-after': String(retryAfterSeconds) });
 	},
-	cutStream(afterChunks: number, of: AnswerTurn = reply.text('This answer is cut off before it ends.')): CutTurn {
+	cutStream(
+		afterChunks: number,
+		of: AnswerTurn = reply.text('This answer is cut off before it ends.'),
+	): CutTurn {
 		return { kind: 'cut', answer: of, afterChunks };
 	},
-	raw(status: number, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): RawTurn {
+	raw(
+		status: number,
+		body: string,
+		headers: Record<string, string> = { 'content-type': 'application/json' },
+	): RawTurn {
 		return { kind: 'raw', status, body, headers };
 	},
 };
@@ -263,7 +269,7 @@ function completionBody(turn: AnswerTurn, meta: ServedMeta): ChatCompletion {
 
 type Delta = ChatCompletionChunk.Choice['delta'];
 
-/** The chunks OpenAI streams for this answer, in its order: role, content, each call's fragments, finish, usage. */
+/** The chunks OpenAI streams for an answer, in its order: role, content, calls, finish, usage. */
 function completionChunks(
 	turn: AnswerTurn,
 	meta: ServedMeta,
@@ -280,7 +286,9 @@ function completionChunks(
 			tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
 		};
 		// With no text before it, OpenAI sends the role in the same chunk as the first call opens.
-		deltas.push(deltas.length === 0 ? { role: 'assistant', content: null, ...opening, refusal: null } : opening);
+		deltas.push(
+			deltas.length === 0 ? { role: 'assistant', content: null, ...opening, refusal: null } : opening,
+		);
 		for (const piece of splitAwkwardly(call.arguments)) {
 			deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
 		}
@@ -299,7 +307,9 @@ function completionChunks(
 		// With include_usage every chunk has the key, null until the last one.
 		...(includeUsage ? { usage: usage ?? null } : {}),
 		// On by default; padding against length side channels, which clients must ignore.
-		...(streamOptions?.include_obfuscation === false ? {} : { obfuscation: randomId('', 1 + (randomBytes(1)[0] % 16)) }),
+		...(streamOptions?.include_obfuscation === false
+			? {}
+			: { obfuscation: randomId('', 1 + (randomBytes(1)[0] % 16)) }),
 	});
 	const chunks = deltas.map((delta) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]));
 	chunks.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: turn.finishReason }]));
@@ -383,7 +393,12 @@ function write(res: ServerResponse, data: string): Promise<void> {
 	return new Promise((resolve, reject) => res.write(data, (err) => (err ? reject(err) : resolve())));
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function sendJson(
+	res: ServerResponse,
+	status: number,
+	body: unknown,
+	headers: Record<string, string> = {},
+): void {
 	res.writeHead(status, { 'content-type': 'application/json', ...headers });
 	res.end(JSON.stringify(body));
 }
@@ -409,7 +424,8 @@ async function serveAnswer(
 		res.socket?.end();
 		return;
 	}
-	const chunks = completionChunks(turn, meta, request.stream_options as Parameters<typeof completionChunks>[2]);
+	const streamOptions = request.stream_options as Parameters<typeof completionChunks>[2];
+	const chunks = completionChunks(turn, meta, streamOptions);
 	res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
 	res.flushHeaders();
 	for (const [n, chunk] of chunks.entries()) {
@@ -425,7 +441,9 @@ async function serveAnswer(
 	res.end();
 }
 
-export async function startChatCompletionsStandIn(options: StandInOptions = {}): Promise<ChatCompletionsStandIn> {
+export async function startChatCompletionsStandIn(
+	options: StandInOptions = {},
+): Promise<ChatCompletionsStandIn> {
 	const requests: RecordedRequest[] = [];
 	const turns: Turn[] = [];
 	const sockets = new Set<Socket>();
@@ -484,7 +502,7 @@ export async function startChatCompletionsStandIn(options: StandInOptions = {}):
 				errorBody(500, {
 					message: `The stand-in's script ran out: nothing scripted for request ${requests.length} (${route}).`,
 				}),
-				{},
+				{ 'x-should-retry': 'false' },
 			);
 		}
 		const request = body as Record<string, unknown>;
@@ -523,7 +541,7 @@ export async function startChatCompletionsStandIn(options: StandInOptions = {}):
 		},
 		remaining: () => turns.length,
 		close() {
-			// Keep-alive sockets the client pools would hold close() open: end them now.
+			// Connections the client pools, or that are mid-request, would hold close() open: end them now.
 			for (const socket of sockets) socket.destroy();
 			return new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
 		},

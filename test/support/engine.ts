@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Container } from '@n8n/di';
@@ -182,6 +182,9 @@ function setUpOnce() {
 		// n8n writes its settings (encryption key) to N8N_USER_FOLDER: a temporary one keeps tests off ~/.n8n.
 		userFolder = mkdtempSync(join(tmpdir(), 'n8n-engine-'));
 		process.env.N8N_USER_FOLDER = userFolder;
+		// Where file nodes may read and write, as ~/.n8n-files is in a default n8n.
+		mkdirSync(join(userFolder, 'n8n-files'));
+		process.env.N8N_RESTRICT_FILE_ACCESS_TO = join(userFolder, 'n8n-files');
 		process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
 		// Node errors are in the EngineRun; N8N_LOG_LEVEL=debug shows the engine's log.
 		process.env.N8N_LOG_LEVEL ??= 'silent';
@@ -193,6 +196,12 @@ function setUpOnce() {
 afterAll(() => {
 	if (userFolder) rmSync(userFolder, { recursive: true, force: true });
 });
+
+/** The folder n8n's file nodes may use in engine runs (N8N_RESTRICT_FILE_ACCESS_TO). */
+export async function allowedFilesFolder(): Promise<string> {
+	await setUpOnce();
+	return process.env.N8N_RESTRICT_FILE_ACCESS_TO!;
+}
 
 /** Runs workflow JSON as a manual execution in n8n-core's WorkflowExecute. */
 export async function runWorkflow(json: WorkflowJson, options: RunOptions): Promise<EngineRun> {
@@ -226,7 +235,9 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	} as Partial<IWorkflowExecuteAdditionalData> as IWorkflowExecuteAdditionalData;
 
 	const pinData = options.inputItems ? { [json.nodes[0].name]: structuredClone(options.inputItems) } : undefined;
-	const raw = await new WorkflowExecute(additionalData, 'manual').run({ workflow, pinData });
+	// The first node starts the run, as when the editor executes a workflow from its trigger.
+	const startNode = workflow.getNode(json.nodes[0].name) ?? undefined;
+	const raw = await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode, pinData });
 	const { runData, error } = raw.data.resultData;
 	const nodes: Record<string, NodeRun[]> = {};
 	const ran: Array<{ name: string; index: number }> = [];
