@@ -12,6 +12,19 @@ export default tseslint.config(
 	{ ignores: ['dist/', 'node_modules/', '.tools/', 'coverage/', 'index.js', 'gulpfile.js', 'jest.config.js'] },
 	...tseslint.configs.recommended,
 	{
+		rules: {
+			// `{ trace, ...rest }` drops a key on purpose.
+			'@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_' }],
+		},
+	},
+	{
+		files: ['test/**'],
+		rules: {
+			// Tests read output items as loose JSON and assert on their shape.
+			'@typescript-eslint/no-explicit-any': 'off',
+		},
+	},
+	{
 		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
 		plugins: n8nRules.plugins,
 		rules: {

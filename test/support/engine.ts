@@ -5,7 +5,6 @@ import { Container } from '@n8n/di';
 import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import {
 	ICredentialsHelper,
-	NodeConnectionTypes,
 	NodeHelpers,
 	UnexpectedError,
 	UserError,
@@ -87,6 +86,8 @@ function n8nNodeType(type: string): INodeType | IVersionedNodeType | undefined {
 	if (!entry) return undefined;
 	if (!loadedN8nNodes.has(type)) {
 		const [path, className] = entry;
+		// Loaded on demand: requiring all of n8n-nodes-base up front would take seconds per test file.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		loadedN8nNodes.set(type, new (require(`n8n-nodes-base/dist/nodes/${path}`)[className])());
 	}
 	return loadedN8nNodes.get(type);
