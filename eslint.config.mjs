@@ -22,6 +22,8 @@ export default tseslint.config(
 		rules: {
 			// Tests read output items as loose JSON and assert on their shape.
 			'@typescript-eslint/no-explicit-any': 'off',
+			// Tests load compiled files and n8n's nodes by path, on demand.
+			'@typescript-eslint/no-require-imports': 'off',
 		},
 	},
 	{

@@ -87,7 +87,6 @@ function n8nNodeType(type: string): INodeType | IVersionedNodeType | undefined {
 	if (!loadedN8nNodes.has(type)) {
 		const [path, className] = entry;
 		// Loaded on demand: requiring all of n8n-nodes-base up front would take seconds per test file.
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		loadedN8nNodes.set(type, new (require(`n8n-nodes-base/dist/nodes/${path}`)[className])());
 	}
 	return loadedN8nNodes.get(type);

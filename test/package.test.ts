@@ -1,0 +1,50 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CLIENT_INFO } from '../lib/mcp';
+
+const root = path.resolve(__dirname, '..');
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+const built = (file: string) => path.join(root, file);
+
+/** What n8n reads when it loads the package: a broken path here is "Unrecognized node type" there. */
+describe('the package as n8n loads it (after the build)', () => {
+	beforeAll(() => {
+		if (!existsSync(built('dist'))) throw new Error('dist/ is missing: run `npm run build` (scripts/test.sh does)');
+	});
+
+	it('declares every node and credential, and each compiled file exports the class n8n expects', () => {
+		expect(manifest.n8n.n8nNodesApiVersion).toBe(1);
+		expect(manifest.keywords).toContain('n8n-community-node-package');
+		expect(manifest.name).toMatch(/^n8n-nodes-/);
+		for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
+			const className = path.basename(file).split('.')[0];
+			const exported = require(built(file))[className];
+			expect(typeof exported).toBe('function');
+			const instance = new exported();
+			if (file.includes('/nodes/')) {
+				const codex = JSON.parse(readFileSync(built(file.replace(/\.js$/, '.json')), 'utf8'));
+				expect(codex.node).toBe(`${manifest.name}.${instance.description.name}`);
+				for (const icon of Object.values(instance.description.icon as Record<string, string>)) {
+					expect(existsSync(path.join(path.dirname(built(file)), icon.replace('file:', '')))).toBe(true);
+				}
+			} else {
+				expect(instance.name).toMatch(/Api$/);
+			}
+		}
+		expect(manifest.n8n.nodes).toHaveLength(2);
+		expect(manifest.n8n.credentials).toHaveLength(3);
+	});
+
+	it('exposes the library through index.js and names itself with the package version', () => {
+		const library = require(built('index.js'));
+		expect(typeof library.openaiDialect.buildRequest).toBe('function');
+		expect(typeof library.SchemaValidator).toBe('function');
+		expect(CLIENT_INFO).toEqual({ name: manifest.name, version: manifest.version });
+	});
+
+	it('ships only dist and the entry point, with no runtime dependency on n8n itself', () => {
+		expect(manifest.files).toEqual(['dist', 'index.js']);
+		expect(Object.keys(manifest.dependencies)).not.toContain('n8n-workflow');
+		expect(manifest.peerDependencies['n8n-workflow']).toBeDefined();
+	});
+});
