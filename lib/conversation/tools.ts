@@ -1,9 +1,14 @@
-import type { McpTool } from '../mcp/connection';
 import type { Tool } from './types';
+
+/** A tool as a server lists it (MCP's `tools/list` entry). */
+export type ListedTool = Omit<Tool, 'server' | 'mcpName' | 'inputSchema' | 'outputSchema'> & {
+	inputSchema: object;
+	outputSchema?: object;
+};
 
 export type ToolFilter = { mode: 'all' } | { mode: 'only' | 'except'; names: string[] };
 
-export function filterTools(tools: McpTool[], filter: ToolFilter): McpTool[] {
+export function filterTools<T extends { name: string }>(tools: T[], filter: ToolFilter): T[] {
 	if (filter.mode === 'all') return tools;
 	const names = new Set(filter.names);
 	return tools.filter((tool) => names.has(tool.name) === (filter.mode === 'only'));
@@ -14,13 +19,13 @@ export function filterTools(tools: McpTool[], filter: ToolFilter): McpTool[] {
  * (listing again refreshes, never duplicates). A name another server already uses gets the
  * server label as prefix; `server` + `mcpName` always lead back to the original.
  */
-export function mergeServerTools(existing: Tool[], serverLabel: string, listed: McpTool[]): Tool[] {
+export function mergeServerTools(existing: Tool[], serverLabel: string, listed: ListedTool[]): Tool[] {
 	const kept = existing.filter((tool) => tool.server !== serverLabel);
 	const taken = new Set(kept.map((tool) => tool.name));
-	const added = listed.map((mcpTool) => {
-		const name = uniqueName(mcpTool.name, serverLabel, taken);
+	const added = listed.map((listedTool) => {
+		const name = uniqueName(listedTool.name, serverLabel, taken);
 		taken.add(name);
-		return toConversationTool(mcpTool, name, serverLabel);
+		return toConversationTool(listedTool, name, serverLabel);
 	});
 	return [...kept, ...added];
 }
@@ -33,11 +38,11 @@ function uniqueName(mcpName: string, serverLabel: string, taken: Set<string>): s
 	return candidate;
 }
 
-export function toConversationTool(mcpTool: McpTool, name: string, server: string): Tool {
-	const tool: Tool = { name, inputSchema: mcpTool.inputSchema as Tool['inputSchema'], server, mcpName: mcpTool.name };
-	if (mcpTool.title !== undefined) tool.title = mcpTool.title;
-	if (mcpTool.description !== undefined) tool.description = mcpTool.description;
-	if (mcpTool.outputSchema !== undefined) tool.outputSchema = mcpTool.outputSchema as Tool['outputSchema'];
-	if (mcpTool.annotations !== undefined) tool.annotations = mcpTool.annotations;
+export function toConversationTool(listed: ListedTool, name: string, server: string): Tool {
+	const tool: Tool = { name, inputSchema: listed.inputSchema as Tool['inputSchema'], server, mcpName: listed.name };
+	if (listed.title !== undefined) tool.title = listed.title;
+	if (listed.description !== undefined) tool.description = listed.description;
+	if (listed.outputSchema !== undefined) tool.outputSchema = listed.outputSchema as Tool['outputSchema'];
+	if (listed.annotations !== undefined) tool.annotations = listed.annotations;
 	return tool;
 }

@@ -30,15 +30,11 @@ export function configKey(config: McpServerConfig): string {
 
 /** The values of a configuration that must never appear in an output or a log. */
 export function secretsOf(config: McpServerConfig): string[] {
-	const values =
-		config.transport === 'stdio'
-			? Object.values(config.env)
-			: Object.entries(config.headers).flatMap(([name, value]) =>
-					// The token of "Authorization: Bearer <token>" is a secret on its own: a server may repeat it bare.
-					/^(proxy-)?authorization$/i.test(name) ? [value, value.replace(/^\S+\s+/, '')] : [value],
-				);
-	// Short values ("1", "true") are settings, not secrets, and redacting them would garble text.
-	return values.filter((value) => value.length >= 6);
+	if (config.transport === 'stdio') return Object.values(config.env);
+	return Object.entries(config.headers).flatMap(([name, value]) =>
+		// The token of "Authorization: Bearer <token>" is a secret on its own: a server may repeat it bare.
+		/^(proxy-)?authorization$/i.test(name) ? [value, value.replace(/^\S+\s+/, '')] : [value],
+	);
 }
 
 /** A label for messages: never the headers or environment. */

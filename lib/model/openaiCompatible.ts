@@ -50,7 +50,7 @@ export class ModelApiError extends Error {
 
 /** The values that must never appear in a trace or an error. */
 export function endpointSecrets(config: EndpointConfig): string[] {
-	return [config.apiKey ?? '', ...Object.values(config.headers)].filter((secret) => secret.length >= 4);
+	return [config.apiKey ?? '', ...Object.values(config.headers)];
 }
 
 /**

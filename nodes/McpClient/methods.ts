@@ -37,7 +37,12 @@ export async function getToolArgumentFields(this: ILoadOptionsFunctions): Promis
 	const toolName = this.getNodeParameter('tool', '', { extractValue: true }) as string;
 	const tool = (await liveTools(this)).find((candidate) => candidate.name === toolName);
 	if (!tool) return { fields: [], emptyFieldsNotice: `The server has no tool named '${toolName}'` };
-	const fields = schemaToFormFields(tool.inputSchema).map((field) => ({ ...field, defaultMatch: false, display: true }));
+	// The form shows names and types; descriptions stay in the tool's schema.
+	const fields = schemaToFormFields(tool.inputSchema).map(({ description: _description, ...field }) => ({
+		...field,
+		defaultMatch: false,
+		display: true,
+	}));
 	return { fields };
 }
 

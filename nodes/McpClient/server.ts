@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { redact } from '../../lib/json/redact';
-import { describeConfig, secretsOf, sharedPool, type McpConnection, type McpServerConfig } from '../../lib/mcp';
+import { describeConfig, secretsOf, sharedPool, type McpConnection, type McpServerConfig, type McpTool } from '../../lib/mcp';
 import type { BinaryStore } from '../../lib/execution/resultMessage';
 import type { ToolServer } from '../../lib/execution/runToolCall';
 import { SchemaValidator } from '../../lib/schema/validator';
@@ -30,21 +30,20 @@ export async function withConnection<T>(
 }
 
 /**
- * The item's connection as the executor's server: once it has died (a crash while answering an
- * earlier call), the item's next calls run on a restarted server from the pool, as the
- * connection-lost message promises, instead of failing on the dead session.
+ * The server as the executor sees it: each call takes the pooled connection afresh, so after a
+ * crash the item's next calls run on a restarted server, as the connection-lost message promises.
  */
-export function reconnectingServer(config: McpServerConfig, connection: McpConnection): ToolServer {
-	let current = connection;
+export function pooledServer(config: McpServerConfig, connection: McpConnection): ToolServer & { listTools(): Promise<McpTool[]> } {
+	let last = connection;
+	const use = <T>(work: (current: McpConnection) => Promise<T>) =>
+		sharedPool.use(config, (current) => {
+			last = current;
+			return work(current);
+		});
 	return {
-		callTool: (name, args, options) =>
-			current.isAlive
-				? current.callTool(name, args, options)
-				: sharedPool.use(config, (fresh) => {
-						current = fresh;
-						return fresh.callTool(name, args, options);
-					}),
-		stderrTail: () => current.stderrTail(),
+		callTool: (name, args, options) => use((current) => current.callTool(name, args, options)),
+		listTools: () => use((current) => current.listTools()),
+		stderrTail: () => last.stderrTail(),
 	};
 }
 

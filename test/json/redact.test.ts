@@ -9,7 +9,7 @@ describe('redact', () => {
 			count: 3,
 			empty: null,
 		};
-		const output = redact(input, ['s3cret-value', '']);
+		const output = redact(input, ['s3cret-value', '', 'k']);
 		expect(output).toEqual({
 			headers: { Authorization: '[redacted]', 'X-Trace': 'ok', 'x-api-key': '[redacted]' },
 			log: ['token [redacted] leaked', { nested: 'prefix-[redacted]-suffix' }],
@@ -19,8 +19,9 @@ describe('redact', () => {
 		expect(input.log[0]).toBe('token s3cret-value leaked');
 	});
 
-	it('prefers the longest secret when one contains another', () => {
-		expect(redact('abcdef and abc', ['abc', 'abcdef'])).toBe('[redacted] and [redacted]');
+	it('prefers the longest secret when one contains another, and leaves short values alone', () => {
+		expect(redact('token-123456 and token-123', ['token-123', 'token-123456'])).toBe('[redacted] and [redacted]');
+		expect(redact('mode=prod debug=1', ['prod', '1'])).toBe('mode=prod debug=1');
 	});
 });
 

@@ -109,13 +109,15 @@ describe('MCP Client: Execute Tool Calls', () => {
 	});
 
 	it('restarts the timeout on progress notifications', async () => {
-		const slow = call('slow', { ms: 900, progress: true });
-		const silent = call('slow', { ms: 900 });
-		const { json } = (await executeCalls([slow, silent], { timeoutMs: 400 })) as any;
+		// Progress arrives every 100 ms, far inside the 800 ms wait; the silent call outlasts it.
+		const slow = call('slow', { ms: 2400, progress: true });
+		const silent = call('slow', { ms: 1600 });
+		const { json } = (await executeCalls([slow, silent], { timeoutMs: 800 })) as any;
 		const [withProgress, without] = toolMessages(json);
+		expect(withProgress).toMatchObject({ content: 'waited 2400 ms' });
 		expect(withProgress.isError).toBeUndefined();
 		expect(without).toMatchObject({ isError: true });
-		expect(without.content).toContain('did not answer within 400 ms');
+		expect(without.content).toContain('did not answer within 800 ms');
 	});
 
 	it('reports a crash with the server’s stderr, and the next call runs on a restarted server', async () => {
@@ -123,6 +125,9 @@ describe('MCP Client: Execute Tool Calls', () => {
 		const [before, crashed, after] = toolMessages(json);
 		expect(crashed.isError).toBe(true);
 		expect(crashed.content).toContain("The MCP server stopped while running tool 'crash'");
+		expect(after.isError).toBeUndefined();
+		expect(after.content).toMatch(/^\d+$/);
+		expect(isProcessAlive(Number(after.content))).toBe(true);
 		expect(Number(after.content)).not.toBe(Number(before.content));
 		expect(isProcessAlive(Number(before.content))).toBe(false);
 	});

@@ -183,7 +183,7 @@ const tools = [
 	{
 		name: 'slow',
 		description:
-			'Waits the given milliseconds; reports progress every 100 ms when asked to and given a progress token.',
+			'Waits the given milliseconds; reports progress after every 100 ms when asked to and given a progress token.',
 		inputSchema: {
 			type: 'object',
 			properties: {
@@ -195,23 +195,19 @@ const tools = [
 		},
 		run: async ({ ms, progress }, extra, request) => {
 			const token = request.params._meta?.progressToken;
-			const started = Date.now();
-			let ticker;
-			if (progress && token !== undefined) {
-				ticker = setInterval(() => {
-					const elapsed = Math.min(Date.now() - started, ms);
-					extra
+			// Steps of 100 ms, a notification after each but the last: the count does not depend on timer drift under load.
+			for (let waited = 0; waited < ms; ) {
+				const step = Math.min(100, ms - waited);
+				await sleep(step, extra.signal);
+				waited += step;
+				if (progress && token !== undefined && waited < ms) {
+					await extra
 						.sendNotification({
 							method: 'notifications/progress',
-							params: { progressToken: token, progress: elapsed, total: ms, message: `${elapsed} of ${ms} ms` },
+							params: { progressToken: token, progress: waited, total: ms, message: `${waited} of ${ms} ms` },
 						})
 						.catch(() => {});
-				}, 100);
-			}
-			try {
-				await sleep(ms, extra.signal);
-			} finally {
-				clearInterval(ticker);
+				}
 			}
 			return text(`waited ${ms} ms`);
 		},

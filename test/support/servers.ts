@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { StdioServerConfig } from '../../lib/mcp/config';
 
 /** Set by globalSetup; servers started from these helpers carry it, so a run only judges its own processes. */
 export const RUN_ID_VARIABLE = 'MCP_TEST_RUN';
@@ -13,13 +14,7 @@ export const FAULT_SERVER = path.join(REPO_ROOT, 'test', 'servers', 'fault-serve
 export const EVERYTHING_ENTRY = packageBin('@modelcontextprotocol/server-everything');
 export const FILESYSTEM_ENTRY = packageBin('@modelcontextprotocol/server-filesystem');
 
-export interface StdioServerConfig {
-	transport: 'stdio';
-	command: string;
-	args: string[];
-	env: Record<string, string>;
-	cwd?: string;
-}
+export type { StdioServerConfig };
 
 export interface FaultServerOptions {
 	/** serverInfo.name (default fault-server). */

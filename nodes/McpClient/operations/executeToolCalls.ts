@@ -4,7 +4,7 @@ import { executePendingCalls } from '../../../lib/execution/executeCalls';
 import { redact } from '../../../lib/json/redact';
 import { secretsOf, type McpServerConfig } from '../../../lib/mcp';
 import type { Routed } from '../../shared/items';
-import { binaryStoreFor, reconnectingServer, serverLabelOf, validator, withConnection } from '../server';
+import { binaryStoreFor, pooledServer, serverLabelOf, validator, withConnection } from '../server';
 import type { CallSettings } from './settings';
 
 /** The execute step for one item: its pending calls checked, run and answered in call order. */
@@ -14,17 +14,18 @@ export function executeToolCalls(context: IExecuteFunctions, config: McpServerCo
 		const output: INodeExecutionData = { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
 		if (conversation.toolCalls.length === 0) return { output: 0, item: { ...output, json: { ...conversation } } };
 
-		const { conversation: answered, statuses } = await withConnection(context, config, (connection) =>
-			executePendingCalls(conversation, {
-				server: reconnectingServer(config, connection),
+		const { conversation: answered, statuses } = await withConnection(context, config, (connection) => {
+			const server = pooledServer(config, connection);
+			return executePendingCalls(conversation, {
+				server,
 				serverLabel: serverLabelOf(context, itemIndex, connection),
 				nodeName: context.getNode().name,
 				validator,
 				storeBinary: binaryStoreFor(context, output),
 				options: { timeoutMs: settings.timeoutMs, signal: context.getExecutionCancelSignal() },
-				listServerTools: () => connection.listTools(),
-			}),
-		);
+				listServerTools: () => server.listTools(),
+			});
+		});
 
 		const failed = statuses.findIndex((status) => status !== 'ok');
 		if (settings.onToolError === 'failNode' && failed !== -1) {

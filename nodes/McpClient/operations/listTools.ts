@@ -2,7 +2,8 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { readConversation } from '../../../lib/conversation/read';
 import { filterTools, mergeServerTools, type ToolFilter } from '../../../lib/conversation/tools';
 import { fingerprint } from '../../../lib/json/canonical';
-import type { McpServerConfig } from '../../../lib/mcp';
+import { redact } from '../../../lib/json/redact';
+import { secretsOf, type McpServerConfig } from '../../../lib/mcp';
 import type { Routed } from '../../shared/items';
 import { serverLabelOf, withConnection } from '../server';
 
@@ -35,11 +36,10 @@ export function listTools(context: IExecuteFunctions, config: McpServerConfig) {
 			listedCount: tools.length,
 			listHash: fingerprint(offered),
 		};
-		const json = {
-			...conversation,
-			tools: mergeServerTools(conversation.tools, serverLabel, offered),
-			trace: [...conversation.trace, trace],
-		};
+		const json = redact(
+			{ ...conversation, tools: mergeServerTools(conversation.tools, serverLabel, offered), trace: [...conversation.trace, trace] },
+			secretsOf(config),
+		);
 		return { output: 0, item: { json, binary: item.binary } };
 	};
 }
