@@ -206,8 +206,8 @@ describe('MCP Client: editor methods', () => {
 
 		const add = await getToolArgumentFields.call(editor({ tool: byName('add') }));
 		expect(add.fields).toEqual([
-			{ id: 'a', displayName: 'a', required: true, type: 'number', description: 'First operand', ...common },
-			{ id: 'b', displayName: 'b', required: true, type: 'number', description: 'Second operand', ...common },
+			{ id: 'a', displayName: 'a', required: true, type: 'number', ...common },
+			{ id: 'b', displayName: 'b', required: true, type: 'number', ...common },
 		]);
 
 		expect(await getToolArgumentFields.call(editor({ tool: fromList('nope') }))).toEqual({

@@ -26,6 +26,7 @@ import {
 	type IWorkflowSettings,
 } from 'n8n-workflow';
 import { name as packageName } from '../../package.json';
+import { checkContract } from './contract';
 
 export interface WorkflowJson {
 	nodes: INode[];
@@ -41,6 +42,8 @@ export interface RunOptions {
 	nodeTypes: NodeTypeMap;
 	/** Keyed by credential id, or by type for any credential of that type; what `this.getCredentials(type)` returns. */
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** Called with every node's output items after the run; by default the package's item contract is checked. */
+	checkOutput?: (node: INode, items: INodeExecutionData[]) => void;
 	/** Pinned on the workflow's first node (its trigger), as the editor pins test data; one empty item when absent. */
 	inputItems?: INodeExecutionData[];
 }
@@ -246,7 +249,11 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 		ran.push(...tasks.map((task) => ({ name, index: task.executionIndex })));
 	}
 	const order = ran.sort((a, b) => a.index - b.index).map((run) => run.name);
-	return { status: raw.status, nodes, order, error, raw };
+	const run = { status: raw.status, nodes, order, error, raw };
+	for (const node of json.nodes) {
+		for (const nodeRun of nodes[node.name] ?? []) (options.checkOutput ?? checkContract)(node, nodeRun.outputs.flat());
+	}
+	return run;
 }
 
 /** Every run of a node, in order; empty when it did not run. */

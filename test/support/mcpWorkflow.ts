@@ -1,10 +1,9 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
-import schema from '../../lib/conversation/conversation.schema.json';
 import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/config';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { nodeTypesFrom, runWorkflow, type EngineRun, type NodeTypeMap } from './engine';
+
+export { expectConversationItem } from './contract';
 
 export const MCP_CLIENT_TYPE = 'n8n-nodes-tool-calling.mcpClient';
 
@@ -76,13 +75,3 @@ export function runMcpChain(
 	});
 }
 
-const contract = addFormats(new Ajv2020({ allErrors: true })).compile(schema);
-
-/** Fails with the contract violations when `json` is not a valid conversation item. */
-export function expectConversationItem(json: unknown): void {
-	if (!contract(json)) throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
-}
-
-export function conversationItem(json: IDataObject): INodeExecutionData {
-	return { json };
-}

@@ -1,0 +1,48 @@
+import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import { openAiCompatibleModels, searchModels } from '../../nodes/ToolCallingModel/methods';
+import { startChatCompletionsStandIn, type ChatCompletionsStandIn } from '../support/chatCompletionsStandIn';
+
+let api: ChatCompletionsStandIn;
+beforeEach(async () => {
+	api = await startChatCompletionsStandIn({ models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'], apiKey: 'sk-models-key' });
+});
+afterEach(() => api.close());
+
+const credentials = (extra: ICredentialDataDecryptedObject = {}): ICredentialDataDecryptedObject => ({
+	baseUrl: `${api.baseURL}/`,
+	apiKey: 'sk-models-key',
+	organization: '',
+	headers: { header: [{ name: 'X-Title', value: 'n8n' }] },
+	...extra,
+});
+const editor = (data: ICredentialDataDecryptedObject) =>
+	({ getCredentials: async () => data }) as unknown as ILoadOptionsFunctions;
+const testCredential = (data: ICredentialDataDecryptedObject) =>
+	openAiCompatibleModels.call({} as ICredentialTestFunctions, { id: '1', name: 'c', type: 'openAiCompatibleApi', data });
+
+describe('Tool Calling Model: models from the endpoint', () => {
+	it('lists the endpoint’s models, sorted and filtered, with the credential’s key and headers', async () => {
+		expect((await searchModels.call(editor(credentials()))).results.map((model) => model.value)).toEqual([
+			'gpt-4.1',
+			'gpt-4.1-mini',
+			'llama3.2',
+			'qwen3:8b',
+		]);
+		expect((await searchModels.call(editor(credentials()), 'GPT')).results).toEqual([
+			{ name: 'gpt-4.1', value: 'gpt-4.1' },
+			{ name: 'gpt-4.1-mini', value: 'gpt-4.1-mini' },
+		]);
+		expect(api.requests[0]).toMatchObject({ method: 'GET', path: '/v1/models' });
+		expect(api.requests[0].headers).toMatchObject({ authorization: 'Bearer sk-models-key', 'x-title': 'n8n' });
+	});
+
+	it('tests a credential by listing the models, and reports the vendor’s refusal', async () => {
+		expect(await testCredential(credentials())).toEqual({ status: 'OK', message: 'Connected: 4 models (gpt-4.1, gpt-4.1-mini, llama3.2, qwen3:8b)' });
+		const refused = await testCredential(credentials({ apiKey: 'sk-wrong' }));
+		expect(refused.status).toBe('Error');
+		expect(refused.message).toContain('Incorrect API key provided');
+		expect(refused.message).not.toContain('sk-wrong');
+		const unreachable = await testCredential(credentials({ baseUrl: 'http://127.0.0.1:9/v1' }));
+		expect(unreachable).toMatchObject({ status: 'Error', message: expect.stringContaining('Could not reach the model API at http://127.0.0.1:9/v1') });
+	});
+});

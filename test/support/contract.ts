@@ -1,0 +1,23 @@
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { INode, INodeExecutionData } from 'n8n-workflow';
+import schema from '../../lib/conversation/conversation.schema.json';
+import { name as packageName } from '../../package.json';
+
+const contract = addFormats(new Ajv2020({ allErrors: true })).compile(schema);
+
+/** Fails with the contract violations when `json` is not a valid conversation item. */
+export function expectConversationItem(json: unknown): void {
+	if (!contract(json)) throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
+}
+
+/**
+ * Every item our nodes output must be a conversation item, except Call Tool's results and
+ * error items kept under continue-on-fail. Engine runs check this after every run.
+ */
+export function checkContract(node: INode, items: INodeExecutionData[]): void {
+	if (!node.type.startsWith(`${packageName}.`) || node.parameters.operation === 'callTool') return;
+	for (const item of items) {
+		if (item.json.error === undefined) expectConversationItem(item.json);
+	}
+}
