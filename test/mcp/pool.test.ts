@@ -1,0 +1,84 @@
+import { ConnectionPool } from '../../lib/mcp';
+import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
+
+const pools: ConnectionPool[] = [];
+const poolWith = (options: Partial<ConstructorParameters<typeof ConnectionPool>[0]>) => {
+	const pool = new ConnectionPool({ maxSize: 4, idleTimeoutMs: 60_000, connectTimeoutMs: 30_000, ...options });
+	pools.push(pool);
+	return pool;
+};
+afterAll(async () => {
+	await Promise.all(pools.map((pool) => pool.closeAll()));
+	await stopAllServers();
+});
+
+const pidOf = (pool: ConnectionPool, config: ReturnType<typeof faultStdio>) =>
+	pool.use(config, async (connection) => connection.pid!);
+
+async function waitUntil(condition: () => boolean, what: string) {
+	for (let waited = 0; !condition(); waited += 25) {
+		if (waited > 10_000) throw new Error(`Timed out waiting until ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+}
+
+describe('ConnectionPool', () => {
+	it('shares one connection per configuration, even when first asked for concurrently', async () => {
+		const pool = poolWith({});
+		const config = faultStdio();
+		const pids = await Promise.all(Array.from({ length: 10 }, () => pidOf(pool, config)));
+		expect(new Set(pids).size).toBe(1);
+		expect(pool.size).toBe(1);
+		expect(await pidOf(pool, faultStdio({ name: 'other' }))).not.toBe(pids[0]);
+		expect(pool.size).toBe(2);
+	});
+
+	it('closes the least recently used idle connection past its size, and ends its process', async () => {
+		const pool = poolWith({ maxSize: 1 });
+		const first = await pidOf(pool, faultStdio({ name: 'first' }));
+		const second = await pidOf(pool, faultStdio({ name: 'second' }));
+		expect(pool.size).toBe(1);
+		await waitUntil(() => !isProcessAlive(first), 'the evicted server is gone');
+		expect(isProcessAlive(second)).toBe(true);
+	});
+
+	it('never cuts off a connection in use to make room', async () => {
+		const pool = poolWith({ maxSize: 1 });
+		const busy = faultStdio({ name: 'busy' });
+		const slowCall = pool.use(busy, (connection) => connection.callTool('slow', { ms: 300 }, { timeoutMs: 5_000 }));
+		await pidOf(pool, faultStdio({ name: 'newcomer' }));
+		expect(await slowCall).toMatchObject({ content: [{ type: 'text', text: 'waited 300 ms' }] });
+	});
+
+	it('closes a connection left idle, and reconnects on the next use', async () => {
+		const pool = poolWith({ idleTimeoutMs: 150 });
+		const config = faultStdio({ name: 'idle' });
+		const pid = await pidOf(pool, config);
+		await waitUntil(() => !isProcessAlive(pid), 'the idle server is gone');
+		expect(pool.size).toBe(0);
+		const next = await pidOf(pool, config);
+		expect(next).not.toBe(pid);
+		expect(isProcessAlive(next)).toBe(true);
+	});
+
+	it('drops a dead connection and reconnects; a server that cannot start fails every waiting caller', async () => {
+		const pool = poolWith({});
+		const config = faultStdio({ name: 'mortal' });
+		const pid = await pidOf(pool, config);
+		process.kill(pid, 'SIGKILL');
+		await waitUntil(() => pool.size === 0, 'the pool notices the death');
+		expect(await pidOf(pool, config)).not.toBe(pid);
+
+		const broken = { ...config, command: 'no-such-mcp-server' };
+		const attempts = await Promise.allSettled(Array.from({ length: 5 }, () => pidOf(pool, broken)));
+		expect(attempts.map((attempt) => attempt.status)).toEqual(Array(5).fill('rejected'));
+		expect((attempts[0] as PromiseRejectedResult).reason.message).toContain('ENOENT');
+	});
+
+	it('kills every server process synchronously, for process exit', async () => {
+		const pool = poolWith({});
+		const pids = await Promise.all([pidOf(pool, faultStdio({ name: 'a' })), pidOf(pool, faultStdio({ name: 'b' }))]);
+		pool.killProcesses();
+		await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 'both servers are gone');
+	});
+});
