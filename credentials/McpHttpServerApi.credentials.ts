@@ -1,4 +1,5 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 export class McpHttpServerApi implements ICredentialType {
 	name = 'mcpHttpServerApi';
@@ -54,25 +55,13 @@ export class McpHttpServerApi implements ICredentialType {
 			displayOptions: { show: { authentication: ['bearer'] } },
 			description: 'Sent as "Authorization: Bearer …" on every request',
 		},
-		{
+		namedValuesProperty({
 			displayName: 'Headers',
 			name: 'headers',
-			type: 'fixedCollection',
-			typeOptions: { multipleValues: true },
-			default: {},
-			placeholder: 'Add Header',
-			displayOptions: { show: { authentication: ['headers'] } },
+			entryName: 'header',
+			entryDisplayName: 'Header',
 			description: 'Sent on every request of every transport, values exactly as typed',
-			options: [
-				{
-					displayName: 'Header',
-					name: 'header',
-					values: [
-						{ displayName: 'Name', name: 'name', type: 'string', default: '' },
-						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
-					],
-				},
-			],
-		},
+			displayOptions: { show: { authentication: ['headers'] } },
+		}),
 	];
 }

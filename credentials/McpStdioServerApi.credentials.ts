@@ -1,4 +1,5 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 export class McpStdioServerApi implements ICredentialType {
 	name = 'mcpStdioServerApi';
@@ -35,26 +36,14 @@ export class McpStdioServerApi implements ICredentialType {
 				},
 			],
 		},
-		{
+		namedValuesProperty({
 			displayName: 'Environment Variables',
 			name: 'environment',
-			type: 'fixedCollection',
-			typeOptions: { multipleValues: true },
-			default: {},
-			placeholder: 'Add Variable',
+			entryName: 'variable',
+			entryDisplayName: 'Variable',
 			description:
 				"The server's whole environment besides PATH: none of n8n's own variables are passed on. Add HOME here if the server needs it.",
-			options: [
-				{
-					displayName: 'Variable',
-					name: 'variable',
-					values: [
-						{ displayName: 'Name', name: 'name', type: 'string', default: '' },
-						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
-					],
-				},
-			],
-		},
+		}),
 		{
 			displayName: 'Working Folder',
 			name: 'cwd',

@@ -1,4 +1,5 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 export class OpenAiCompatibleApi implements ICredentialType {
 	name = 'openAiCompatibleApi';
@@ -34,24 +35,12 @@ export class OpenAiCompatibleApi implements ICredentialType {
 			default: '',
 			description: 'For OpenAI accounts in several organizations; leave empty otherwise',
 		},
-		{
+		namedValuesProperty({
 			displayName: 'Extra Headers',
 			name: 'headers',
-			type: 'fixedCollection',
-			typeOptions: { multipleValues: true },
-			default: {},
-			placeholder: 'Add Header',
+			entryName: 'header',
+			entryDisplayName: 'Header',
 			description: 'Sent on every request, e.g. HTTP-Referer for OpenRouter or an api-key header for a gateway',
-			options: [
-				{
-					displayName: 'Header',
-					name: 'header',
-					values: [
-						{ displayName: 'Name', name: 'name', type: 'string', default: '' },
-						{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
-					],
-				},
-			],
-		},
+		}),
 	];
 }

@@ -1,5 +1,6 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import type { HttpServerConfig, HttpTransportMode, McpServerConfig, StdioServerConfig } from '../../lib/mcp';
+import { namedValuesToRecord } from '../shared/namedValues';
 
 export type ConnectionType = 'stdio' | 'http';
 
@@ -7,8 +8,6 @@ export const CREDENTIAL_TYPES: Record<ConnectionType, string> = {
 	stdio: 'mcpStdioServerApi',
 	http: 'mcpHttpServerApi',
 };
-
-type Pair = { name?: string; value?: string };
 
 export async function serverConfigOf(context: IExecuteFunctions): Promise<McpServerConfig> {
 	const connectionType = context.getNodeParameter('connectionType', 0) as ConnectionType;
@@ -24,13 +23,12 @@ export function serverConfigFromCredentials(
 }
 
 function stdioConfig(credentials: ICredentialDataDecryptedObject): StdioServerConfig {
-	const args = (credentials.arguments as { argument?: Pair[] } | undefined)?.argument ?? [];
-	const variables = (credentials.environment as { variable?: Pair[] } | undefined)?.variable ?? [];
+	const args = (credentials.arguments as { argument?: Array<{ value?: string }> } | undefined)?.argument ?? [];
 	return {
 		transport: 'stdio',
 		command: String(credentials.command ?? '').trim(),
 		args: args.map((argument) => argument.value ?? ''),
-		env: pairsToRecord(variables),
+		env: namedValuesToRecord(credentials.environment, 'variable'),
 		cwd: String(credentials.cwd ?? '').trim() || undefined,
 	};
 }
@@ -39,7 +37,7 @@ function httpConfig(credentials: ICredentialDataDecryptedObject): HttpServerConf
 	const headers: Record<string, string> = {};
 	if (credentials.authentication === 'bearer') headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
 	if (credentials.authentication === 'headers') {
-		Object.assign(headers, pairsToRecord((credentials.headers as { header?: Pair[] } | undefined)?.header ?? []));
+		Object.assign(headers, namedValuesToRecord(credentials.headers, 'header'));
 	}
 	return {
 		transport: 'http',
@@ -47,10 +45,4 @@ function httpConfig(credentials: ICredentialDataDecryptedObject): HttpServerConf
 		headers,
 		mode: (credentials.transport as HttpTransportMode | undefined) ?? 'auto',
 	};
-}
-
-function pairsToRecord(pairs: Pair[]): Record<string, string> {
-	const record: Record<string, string> = {};
-	for (const { name, value } of pairs) if (name?.trim()) record[name.trim()] = value ?? '';
-	return record;
 }

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { IDataObject } from 'n8n-workflow';
-import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import { sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import { expectConversationItem, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
+import { callTraces, conversationOf, expectConversationItem, mcpClientNode, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
 import { faultStdio, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -15,10 +13,6 @@ const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
 const execute = mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency: 6 } });
 
 /** The item's conversation, typed: what our nodes output. */
-const conversationOf = (json: IDataObject) => json as unknown as Conversation;
-const toolMessages = (json: IDataObject) =>
-	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
-const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
 
 const unreadable = (tool: string, reason: string) =>
 	`The arguments for tool '${tool}' could not be read: ${reason}. The server was not called. Send the arguments as one JSON object.`;

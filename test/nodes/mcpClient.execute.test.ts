@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
-import { expectConversationItem, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
+import { expectConversationItem, mcpClientNode, pendingCall, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
 import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -14,11 +14,7 @@ const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (options: Record<string, unknown> = {}, extra = {}) =>
 	mcpClientNode('Execute', { operation: 'executeToolCalls', options }, extra);
 
-let nextId = 0;
-const call = (name: string, args: unknown) => {
-	const rawArguments = typeof args === 'string' ? args : JSON.stringify(args);
-	return { id: `call_${++nextId}`, name, arguments: typeof args === 'string' ? null : args, rawArguments };
-};
+const call = pendingCall;
 
 async function executeCalls(calls: unknown[], options: Record<string, unknown> = {}) {
 	const run = await runMcpChain([listTools, execute(options)], { credentials, inputItems: [{ json: { toolCalls: calls } }] });
@@ -27,7 +23,6 @@ async function executeCalls(calls: unknown[], options: Record<string, unknown> =
 	return item;
 }
 
-const toolMessages = (json: any) => json.messages.filter((message: any) => message.role === 'tool');
 
 describe('MCP Client: Execute Tool Calls', () => {
 	it('answers each call in call order with matching ids, keeps structured content, and traces each call', async () => {

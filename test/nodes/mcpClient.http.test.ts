@@ -1,8 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf, type EngineRun } from '../support/engine';
-import { expectConversationItem, httpCredential, mcpClientNode, runMcpChain } from '../support/mcpWorkflow';
+import { callTraces, conversationOf, expectConversationItem, httpCredential, mcpClientNode, pendingCall, runMcpChain, toolMessages } from '../support/mcpWorkflow';
 import { startHttpServer, stopAllServers, type HttpServerHandle } from '../support/servers';
 
 afterAll(async () => {
@@ -20,18 +19,7 @@ const listTools = (extra: Record<string, unknown> = {}) =>
 const execute = (extra: Record<string, unknown> = {}) =>
 	mcpClientNode('Execute', { operation: 'executeToolCalls', connectionType: 'http' }, extra);
 
-let nextId = 0;
-const call = (name: string, args: Record<string, unknown> = {}) => ({
-	id: `call_${++nextId}`,
-	name,
-	arguments: args,
-	rawArguments: JSON.stringify(args),
-});
-/** The item's conversation, typed: what our nodes output. */
-const conversationOf = (json: IDataObject) => json as unknown as Conversation;
-const toolMessages = (json: IDataObject) =>
-	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
-const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
+const call = (name: string, args: Record<string, unknown> = {}) => pendingCall(name, args);
 /** The server as the List Tools trace entry describes it. */
 const listedServer = (json: IDataObject) => conversationOf(json).trace[0].server as Record<string, unknown>;
 

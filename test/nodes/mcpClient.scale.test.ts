@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { IDataObject } from 'n8n-workflow';
-import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import { McpConnection, sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import { expectConversationItem, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
+import { callTraces, expectConversationItem, mcpClientNode, pendingCall, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
 import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -15,17 +13,7 @@ const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
 const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (concurrency: number) => mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } });
 
-const call = (id: string, name: string, args: Record<string, unknown> = {}) => ({
-	id,
-	name,
-	arguments: args,
-	rawArguments: JSON.stringify(args),
-});
-/** The item's conversation, typed: what our nodes output. */
-const conversationOf = (json: IDataObject) => json as unknown as Conversation;
-const toolMessages = (json: IDataObject) =>
-	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
-const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
+const call = (id: string, name: string, args: Record<string, unknown> = {}) => pendingCall(name, args, id);
 
 /** One item calling `counter` then `pid`: the count so far and the server process that answered. */
 async function countAndPid(): Promise<{ count: number; pid: number }> {

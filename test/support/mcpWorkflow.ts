@@ -1,4 +1,5 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/config';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { nodeTypesFrom, runWorkflow, type EngineRun, type NodeTypeMap } from './engine';
@@ -75,3 +76,19 @@ export function runMcpChain(
 	});
 }
 
+/** The item's conversation, typed: what our nodes output. */
+export const conversationOf = (json: IDataObject) => json as unknown as Conversation;
+
+export const toolMessages = (json: IDataObject) =>
+	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
+
+export const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
+
+let nextCallId = 0;
+
+/** A pending call as the model node writes it; a string argument is sent raw (and left unparsed). */
+export function pendingCall(name: string, args: Record<string, unknown> | string = {}, id = `call_${++nextCallId}`) {
+	return typeof args === 'string'
+		? { id, name, arguments: null, rawArguments: args }
+		: { id, name, arguments: args, rawArguments: JSON.stringify(args) };
+}
