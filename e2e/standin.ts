@@ -1,0 +1,73 @@
+/**
+ * Runs the Chat Completions stand-in (test/support/chatCompletionsStandIn.ts) as its own process,
+ * scripted for one of the example workflows, so a real n8n can talk to it.
+ *
+ *   node e2e/standin.ts --scenario loop|webhook --state FILE
+ *
+ * Listens on a free 127.0.0.1 port. Once listening it writes `{"baseURL": …, "pid": …}` to FILE;
+ * on SIGTERM or SIGINT it rewrites FILE with the requests it received and the turns left
+ * unconsumed, then exits. Runs on Node 24's built-in type stripping: no build step.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { reply, startChatCompletionsStandIn, type Turn } from '../test/support/chatCompletionsStandIn.ts';
+
+/** What the model "says" in each scenario; the e2e script checks n8n's output against these. */
+export const SCENARIOS: Record<string, { turns: () => Turn[]; answer: string }> = {
+	// examples/mcp-tool-loop.json: add with one tool, echo the sum with another, then answer.
+	loop: {
+		answer: '17 + 25 = 42, and the echo said: 42.',
+		turns: () => [
+			reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: '{"a":17,"b":25}' }]),
+			reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], { content: 'Now I echo it.' }),
+			reply.text('17 + 25 = 42, and the echo said: 42.'),
+		],
+	},
+	// examples/webhook-agent.json, asked "What is 1.5 + 2.25?".
+	webhook: {
+		answer: '1.5 + 2.25 = 3.75',
+		turns: () => [
+			reply.toolCalls([{ id: 'call_1', name: 'get-sum', arguments: '{"a":1.5,"b":2.25}' }]),
+			reply.text('1.5 + 2.25 = 3.75'),
+		],
+	},
+};
+
+async function main(): Promise<void> {
+	const { values } = parseArgs({
+		options: {
+			scenario: { type: 'string' },
+			state: { type: 'string' },
+			'api-key': { type: 'string' },
+		},
+	});
+	const scenario = SCENARIOS[values.scenario ?? ''];
+	if (!scenario || !values.state) {
+		console.error(`usage: node standin.ts --scenario ${Object.keys(SCENARIOS).join('|')} --state FILE [--api-key KEY]`);
+		process.exit(2);
+	}
+	const stateFile = values.state;
+	const api = await startChatCompletionsStandIn({ apiKey: values['api-key'] });
+	api.script(...scenario.turns());
+	writeFileSync(stateFile, JSON.stringify({ baseURL: api.baseURL, pid: process.pid, answer: scenario.answer }));
+	console.log(`stand-in (${values.scenario}) listening at ${api.baseURL}`);
+
+	let stopping = false;
+	const stop = async () => {
+		if (stopping) return;
+		stopping = true;
+		writeFileSync(
+			stateFile,
+			JSON.stringify({ baseURL: api.baseURL, answer: scenario.answer, remaining: api.remaining(), requests: api.requests }, null, 2),
+		);
+		await api.close();
+		process.exit(0);
+	};
+	process.on('SIGTERM', stop);
+	process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+	console.error(error);
+	process.exit(1);
+});

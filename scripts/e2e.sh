@@ -1,0 +1,636 @@
+#!/usr/bin/env bash
+# End-to-end test in a REAL n8n: installs the pinned n8n of e2e/n8n/ (once; cached by the lock's
+# hash), packs this package and installs the tarball into a fresh N8N_USER_FOLDER the way
+# Settings → Community Nodes installs a package, then runs the example workflows in n8n against
+# the real MCP "everything" server and a local stand-in for the Chat Completions API:
+#   1. examples/mcp-tool-loop.json headless, with `n8n execute`;
+#   2. examples/webhook-agent.json published in `n8n start`, called over HTTP; then what the
+#      editor asks of the package there (types, icons, credential tests, tool lists and forms).
+# Prints PASS/FAIL per check and the time of each phase; exits non-zero on any failure.
+#
+# Settings (environment):
+#   E2E_SKIP_BUILD=1       pack dist/ as it is instead of running `npm run build` first
+#   E2E_SKIP_WEBHOOK=1     leave out the `n8n start` + webhook part
+#   E2E_INSTALL_MODE=npm   install with a plain `npm install <tarball>` in .n8n/nodes (n8n 1.x's way)
+#                          instead of the steps n8n 2.40's community-package service takes
+#   E2E_KEEP=1             keep the run folder (n8n user folder, logs) after the run
+#   E2E_TIMEOUT_SCALE=N    multiply every time limit by N (slow machines)
+set -euo pipefail
+source "$(dirname "$0")/node24.sh"
+cd "$project_root"
+
+E2E_DIR="$project_root/e2e"
+N8N_HOME="$E2E_DIR/.n8n"
+N8N_BIN="$N8N_HOME/node_modules/.bin/n8n"
+N8N_MARKER="$N8N_HOME/.installed-lock-hash"
+NODE24="$(command -v node)"
+SCALE="${E2E_TIMEOUT_SCALE:-1}"
+PACKAGE_NAME="$(node -p 'require("./package.json").name')"
+API_KEY="sk-e2e-$(node -p 'require("crypto").randomBytes(12).toString("hex")')"
+# Every process this script starts carries this variable (the MCP servers get it through their
+# credential), so the end of the run can find any that outlived it. Not exported: the script's
+# own shells must not match.
+E2E_RUN_ID="n8n-e2e-$$-$RANDOM"
+export NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}" no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}"
+
+RUN_DIR="$(mktemp -d "${TMPDIR:-/tmp}/n8n-e2e.XXXXXX")"
+LOGS="$RUN_DIR/logs"
+mkdir -p "$LOGS"
+
+# ---------------------------------------------------------------- results, timings, clean-up
+RESULTS=()
+TIMINGS=()
+FAILED=0
+GROUPS_STARTED=()    # process groups this script started (each background command runs in its own)
+N8N_LOGS=()          # n8n's logs, shown on failure
+
+pass() { RESULTS+=("PASS  $1"); echo "PASS  $1"; }
+fail() {
+	local why="${2:-}"
+	why="${why//$'\n'/; }"
+	RESULTS+=("FAIL  $1${why:+ — $why}")
+	echo "FAIL  $1${why:+ — $why}" >&2
+	FAILED=$((FAILED + 1))
+}
+note() { echo "==> $*"; }
+# Reads `PASS<TAB>name` / `FAIL<TAB>name<TAB>why` lines (e2e/check.ts) into the results.
+record_checks() {
+	local verdict name why
+	while IFS=$'\t' read -r verdict name why; do
+		case "$verdict" in
+		PASS) pass "$name" ;;
+		FAIL) fail "$name" "$why" ;;
+		*) [ -n "$verdict" ] && echo "    $verdict $name $why" ;;
+		esac
+	done
+}
+
+# Runs e2e/check.ts with "$@" and records its verdicts (a checker that dies says so too).
+run_checks() {
+	local out="$RUN_DIR/check-$1.txt" status=0
+	node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON e2e/check.ts "$@" >"$out" 2>&1 || status=$?
+	local before=$FAILED
+	record_checks <"$out"
+	if [ "$status" -ne 0 ] && [ "$FAILED" -eq "$before" ]; then
+		fail "e2e/check.ts $1 ran" "exit status $status: $(tail -n 5 "$out" | tr '\n' ' ')"
+	fi
+	return 0
+}
+
+PHASE_NAME=""  # the phase being timed
+PHASE_START=0
+phase() {
+	phase_end
+	PHASE_NAME="$1"
+	PHASE_START=$(date +%s%N)
+	note "$1"
+}
+phase_end() {
+	if [ -n "$PHASE_NAME" ]; then
+		local ms=$((($(date +%s%N) - PHASE_START) / 1000000))
+		TIMINGS+=("$(printf '%-34s %4d.%01d s' "$PHASE_NAME" $((ms / 1000)) $((ms % 1000 / 100)))")
+		PHASE_NAME=""
+	fi
+}
+
+# Whether process group $1 still has a member that is not a zombie (an orphan's exit status
+# waits for init to collect it, which takes a moment in some containers).
+group_alive() {
+	ps -e -o pgid=,stat= | awk -v group="$1" '$1 == group && $2 !~ /^Z/ { found = 1 } END { exit !found }'
+}
+
+# Stops a process group: SIGTERM, up to $2 seconds (default 15) to exit, then SIGKILL (status 1).
+stop_group() {
+	local pgid="$1" grace="${2:-15}" waited=0
+	group_alive "$pgid" || return 0
+	kill -TERM -- "-$pgid" 2>/dev/null || true
+	while group_alive "$pgid" && [ "$waited" -lt $((grace * 10)) ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	if group_alive "$pgid"; then
+		echo "    process group $pgid did not stop within ${grace}s: killing it" >&2
+		kill -KILL -- "-$pgid" 2>/dev/null || true
+		return 1
+	fi
+}
+
+# Processes still carrying this run's marker, as "pid command" lines.
+run_processes() {
+	local proc pid
+	for proc in /proc/[0-9]*; do
+		pid="${proc#/proc/}"
+		[ "$pid" = "$$" ] && continue
+		if grep -qzx "E2E_RUN_ID=$E2E_RUN_ID" "$proc/environ" 2>/dev/null; then
+			echo "$pid $(tr '\0' ' ' <"$proc/cmdline" 2>/dev/null | cut -c1-160)"
+		fi
+	done
+}
+
+show_log_tail() {
+	local file="$1" lines="${2:-40}"
+	[ -s "$file" ] || return 0
+	echo "---- last $lines lines of $(basename "$file") ----" >&2
+	tail -n "$lines" "$file" >&2
+	echo "----" >&2
+}
+
+on_exit() {
+	local status=$?
+	trap - EXIT INT TERM
+	phase_end
+	set +e
+	if [ "$status" -ne 0 ] && [ "$FAILED" -eq 0 ]; then
+		fail "the e2e script ran to its end" "it stopped with status $status (see the output above)"
+	fi
+	local pgid
+	for pgid in "${GROUPS_STARTED[@]}"; do stop_group "$pgid" 10 || true; done
+	# Anything of this run that escaped its process group (a detached MCP server, say).
+	local leftovers
+	leftovers="$(run_processes)"
+	if [ -n "$leftovers" ]; then
+		echo "processes of this run still running at the end (killing them):" >&2
+		echo "$leftovers" >&2
+		awk '{print $1}' <<<"$leftovers" | xargs -r kill -KILL 2>/dev/null
+	fi
+	# On failure: the end of n8n's last log, and of the server's (failed commands showed theirs).
+	if [ "$FAILED" -gt 0 ]; then
+		[ -n "${LAST_N8N_LOG:-}" ] && show_log_tail "$LAST_N8N_LOG" 30
+		[ -n "${START_LOG:-}" ] && show_log_tail "$START_LOG" 40
+	fi
+	echo
+	echo "================ e2e summary ================"
+	local line
+	for line in "${RESULTS[@]}"; do echo "$line"; done
+	echo "---------------- timings --------------------"
+	for line in "${TIMINGS[@]}"; do echo "$line"; done
+	if [ "${E2E_KEEP:-}" = 1 ]; then
+		echo "run folder kept: $RUN_DIR"
+	else
+		rm -rf "$RUN_DIR"
+	fi
+	if [ "$FAILED" -gt 0 ]; then
+		echo "RESULT: FAIL ($FAILED failed, $((${#RESULTS[@]} - FAILED)) passed)"
+		exit 1
+	fi
+	echo "RESULT: PASS (${#RESULTS[@]} checks)"
+	exit 0
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Starts "$@" in the background in a process group of its own (in folder $BG_CWD when set),
+# output to the file $1; sets BG_PID, which is also the group's id.
+start_bg() {
+	local log="$1"
+	shift
+	(cd "${BG_CWD:-.}" && E2E_RUN_ID="$E2E_RUN_ID" exec setsid "$@" >"$log" 2>&1 </dev/null) &
+	BG_PID=$!
+	GROUPS_STARTED+=("$BG_PID")
+}
+
+# Runs "$@" with a time limit of $1 seconds, output to $2; returns its status (124: timed out).
+# Whatever the command leaves running in its process group is stopped, and said.
+run_bounded() {
+	local limit=$(($1 * SCALE)) log="$2" ticks=0 status=0
+	shift 2
+	start_bg "$log" "$@"
+	local pid=$BG_PID
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$ticks" -ge $((limit * 10)) ]; then
+			echo "    timed out after ${limit}s: $*" >&2
+			stop_group "$pid" 10 || true
+			wait "$pid" 2>/dev/null
+			return 124
+		fi
+		sleep 0.1
+		ticks=$((ticks + 1))
+	done
+	wait "$pid" || status=$?
+	# What it started must go with it; a child reading its stdin may take a moment to see it close.
+	ticks=0
+	while group_alive "$pid" && [ "$ticks" -lt 30 ]; do
+		sleep 0.1
+		ticks=$((ticks + 1))
+	done
+	if group_alive "$pid"; then
+		echo "    still running 3 s after $(basename "$1") ${2:-} exited:" >&2
+		ps -e -o pgid=,pid=,stat=,etimes=,args= | awk -v group="$pid" '$1 == group' | cut -c1-200 | sed 's/^/      /' >&2
+		LEFT_RUNNING+=("$(basename "$1") ${2:-}")
+		stop_group "$pid" 10 || true
+	fi
+	return "$status"
+}
+LEFT_RUNNING=()
+
+free_port() {
+	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# Waits up to $2 seconds for file $1 to exist and be non-empty.
+wait_for_file() {
+	local file="$1" limit=$(($2 * SCALE)) ticks=0
+	while [ ! -s "$file" ]; do
+		[ "$ticks" -ge $((limit * 10)) ] && return 1
+		sleep 0.1
+		ticks=$((ticks + 1))
+	done
+}
+
+# Runs an n8n CLI command (bounded) with its own log; fails the check $1 when it fails.
+N8N_CMD_COUNT=0
+LAST_N8N_LOG=""
+START_LOG=""
+n8n_cli() {
+	local check="$1" limit="$2"
+	shift 2
+	N8N_CMD_COUNT=$((N8N_CMD_COUNT + 1))
+	local log="$LOGS/n8n-$N8N_CMD_COUNT-${1//[:\/]/-}.log"
+	N8N_LOGS+=("$log")
+	LAST_N8N_LOG="$log"
+	if run_bounded "$limit" "$log" "$N8N_BIN" "$@"; then
+		return 0
+	else
+		local status=$?
+		fail "$check" "n8n $1 exited with status $status (log: $(basename "$log"))"
+		show_log_tail "$log" 40
+		return 1
+	fi
+}
+
+# ---------------------------------------------------------------- 0. preconditions
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 24 ]; then
+	fail "Node.js 24 is on PATH" "node $(node -v) at $NODE24"
+	exit 1
+fi
+EVERYTHING_ENTRY="$(node -p 'const p=require("path");const m=require.resolve("@modelcontextprotocol/server-everything/package.json");const j=require(m);p.join(p.dirname(m),typeof j.bin==="string"?j.bin:Object.values(j.bin)[0])' 2>/dev/null || true)"
+if [ -z "$EVERYTHING_ENTRY" ] || [ ! -f "$EVERYTHING_ENTRY" ]; then
+	fail "the MCP everything server is installed" "run: bash scripts/setup.sh"
+	exit 1
+fi
+echo "node $(node -v) at $NODE24; npm $(npm -v); run folder $RUN_DIR"
+
+# ---------------------------------------------------------------- 1. the real n8n, installed once
+# The headers node-gyp builds native modules (sqlite3, isolated-vm) against must be Node 24's.
+headers_match() {
+	[ -f "$1/include/node/node_version.h" ] &&
+		grep -q "define NODE_MAJOR_VERSION $node_major\$" "$1/include/node/node_version.h"
+}
+node_headers() {
+	local candidate
+	for candidate in "${npm_config_nodedir:-}" "$(npm config get nodedir 2>/dev/null)" "$(dirname "$(dirname "$(readlink -f "$NODE24")")")"; do
+		if [ -n "$candidate" ] && headers_match "$candidate"; then
+			echo "$candidate"
+			return 0
+		fi
+	done
+	# This node came without headers (a distro package, say): take them from the npm registry.
+	local arch version prefix="$E2E_DIR/.node-headers"
+	arch="$(node -p 'process.arch')"
+	version="$(node -p 'process.versions.node')"
+	candidate="$prefix/node_modules/node-linux-$arch"
+	if ! headers_match "$candidate"; then
+		echo "    fetching Node $version headers (node-linux-$arch) from the npm registry" >&2
+		npm install --silent --no-save --no-audit --no-fund --ignore-scripts --prefix "$prefix" "node-linux-$arch@$version" >&2 ||
+			npm install --silent --no-save --no-audit --no-fund --ignore-scripts --prefix "$prefix" "node-linux-$arch@$node_major" >&2
+	fi
+	headers_match "$candidate" && echo "$candidate"
+}
+
+phase "install n8n"
+lock_hash="$(cat "$E2E_DIR/n8n/package.json" "$E2E_DIR/n8n/package-lock.json" <(node -p 'process.versions.modules') | sha256sum | cut -d' ' -f1)"
+if [ -x "$N8N_BIN" ] && [ "$(cat "$N8N_MARKER" 2>/dev/null)" = "$lock_hash" ]; then
+	echo "    n8n already installed from this lock (e2e/.n8n/), skipping"
+else
+	nodedir="$(node_headers)" || true
+	if [ -z "$nodedir" ]; then
+		fail "install n8n" "no Node $node_major headers for node-gyp"
+		exit 1
+	fi
+	mkdir -p "$N8N_HOME"
+	rm -f "$N8N_MARKER"
+	cp "$E2E_DIR/n8n/package.json" "$E2E_DIR/n8n/package-lock.json" "$N8N_HOME/"
+	echo "    npm ci (n8n and ~2200 packages, a few minutes; install scripts off: the Kafka client's cannot build here)"
+	if ! BG_CWD="$N8N_HOME" run_bounded 1800 "$LOGS/npm-ci.log" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; then
+		show_log_tail "$LOGS/npm-ci.log" 40
+		fail "install n8n" "npm ci failed"
+		exit 1
+	fi
+	echo "    npm rebuild sqlite3 isolated-vm (against $nodedir)"
+	export npm_config_nodedir="$nodedir"
+	if ! BG_CWD="$N8N_HOME" run_bounded 900 "$LOGS/npm-rebuild.log" npm rebuild sqlite3 isolated-vm --loglevel=error; then
+		show_log_tail "$LOGS/npm-rebuild.log" 40
+		fail "install n8n" "npm rebuild sqlite3 isolated-vm failed"
+		exit 1
+	fi
+	echo "$lock_hash" >"$N8N_MARKER"
+fi
+n8n_version="$(cd "$RUN_DIR" && N8N_USER_FOLDER="$RUN_DIR/version-check" timeout 60 "$N8N_BIN" --version 2>/dev/null | tail -n1 || true)"
+expected_version="$(node -p 'require(process.argv[1]).dependencies.n8n' "$E2E_DIR/n8n/package.json")"
+if [ "$n8n_version" = "$expected_version" ]; then
+	pass "n8n $expected_version is installed (e2e/.n8n)"
+else
+	fail "n8n $expected_version is installed (e2e/.n8n)" "n8n --version said '${n8n_version}'"
+	exit 1
+fi
+
+# ---------------------------------------------------------------- 2. pack, install as a community package
+phase "build + npm pack"
+if [ "${E2E_SKIP_BUILD:-}" != 1 ]; then
+	if ! npm run build >"$LOGS/build.log" 2>&1; then
+		show_log_tail "$LOGS/build.log" 40
+		fail "the package builds" "npm run build failed"
+		exit 1
+	fi
+fi
+pack_json="$(npm pack --json --pack-destination "$RUN_DIR" 2>"$LOGS/pack.log")" || {
+	show_log_tail "$LOGS/pack.log" 20
+	fail "npm pack" "failed"
+	exit 1
+}
+TARBALL="$RUN_DIR/$(node -p 'JSON.parse(process.argv[1])[0].filename' "$pack_json")"
+PACKAGE_VERSION="$(node -p 'JSON.parse(process.argv[1])[0].version' "$pack_json")"
+node -e '
+	const [info] = JSON.parse(process.argv[1]);
+	const files = info.files.map((f) => f.path);
+	const pkg = require("./package.json");
+	const declared = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
+	const missing = declared.filter((p) => !files.includes(p));
+	const stray = files.filter((p) => /(^|\/)(test|e2e|src)\/|\.test\.|\.tgz$/.test(p));
+	console.log(`    ${info.filename}: ${files.length} files, ${(info.size / 1024).toFixed(0)} kB packed`);
+	if (missing.length) { console.log("FAIL\tthe tarball holds every file package.json declares to n8n\tmissing: " + missing.join(", ")); process.exit(1); }
+	console.log("PASS\tthe tarball holds every file package.json declares to n8n");
+	if (stray.length) console.log("    note: the tarball also holds " + stray.slice(0, 5).join(", "));
+' "$pack_json" >"$RUN_DIR/check-pack.txt" 2>&1 || true
+record_checks <"$RUN_DIR/check-pack.txt"
+
+export N8N_USER_FOLDER="$RUN_DIR/user"
+NODES_DIR="$N8N_USER_FOLDER/.n8n/nodes"
+phase "install as a community package"
+install_community_package() {
+	mkdir -p "$NODES_DIR"
+	# As CommunityPackagesService.ensurePackageJson writes it (no packages installed yet).
+	printf '{\n  "name": "installed-nodes",\n  "private": true,\n  "dependencies": {}\n}' >"$NODES_DIR/package.json"
+	cp "$TARBALL" "$NODES_DIR/"
+	local tarball_name
+	tarball_name="$(basename "$TARBALL")"
+	if [ "${E2E_INSTALL_MODE:-}" = npm ]; then
+		# (package.json then names the tarball, which stays.)
+		BG_CWD="$NODES_DIR" run_bounded 300 "$LOGS/community-install.log" npm install "./$tarball_name" --audit=false --fund=false --ignore-scripts=true --loglevel=error || return 1
+		return 0
+	fi
+	# n8n 2.40's CommunityPackagesService.downloadPackage: `npm pack name@version` into the nodes
+	# folder (here: the local tarball), unpack it into node_modules/<name>, drop dev/peer/optional
+	# dependencies from its package.json, `npm install` inside it with these flags, then record it
+	# in the nodes folder's package.json.
+	local package_dir="$NODES_DIR/node_modules/$PACKAGE_NAME"
+	mkdir -p "$package_dir"
+	tar -xzf "$NODES_DIR/$tarball_name" -C "$package_dir" --strip-components=1
+	node -e '
+		const fs = require("fs");
+		const file = process.argv[1];
+		const { devDependencies, peerDependencies, optionalDependencies, ...kept } = JSON.parse(fs.readFileSync(file, "utf8"));
+		fs.writeFileSync(file, JSON.stringify(kept, null, 2), "utf-8");
+	' "$package_dir/package.json"
+	BG_CWD="$package_dir" run_bounded 300 "$LOGS/community-install.log" npm install --audit=false --fund=false --bin-links=false \
+		--install-strategy=shallow --ignore-scripts=true --package-lock=false "--registry=$(npm config get registry)" || return 1
+	node -e '
+		const fs = require("fs");
+		const [file, name, version] = process.argv.slice(1);
+		const json = JSON.parse(fs.readFileSync(file, "utf8"));
+		json.dependencies[name] = version;
+		fs.writeFileSync(file, JSON.stringify(json, null, 2), "utf-8");
+	' "$NODES_DIR/package.json" "$PACKAGE_NAME" "$PACKAGE_VERSION"
+	rm -f "$NODES_DIR/$tarball_name"
+}
+if install_community_package; then
+	pass "the tarball installs into \$N8N_USER_FOLDER/.n8n/nodes (${E2E_INSTALL_MODE:-n8n 2.40 steps})"
+else
+	show_log_tail "$LOGS/community-install.log" 40
+	fail "the tarball installs into \$N8N_USER_FOLDER/.n8n/nodes" "npm install failed"
+	exit 1
+fi
+
+# ---------------------------------------------------------------- n8n's settings for every command
+export N8N_DIAGNOSTICS_ENABLED=false
+export N8N_VERSION_NOTIFICATIONS_ENABLED=false
+export N8N_TEMPLATES_ENABLED=false
+export N8N_LOG_LEVEL=info
+export N8N_LOG_OUTPUT=console
+export N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS=true
+export N8N_ENCRYPTION_KEY="$E2E_RUN_ID-key"
+export N8N_LISTEN_ADDRESS=127.0.0.1
+export N8N_HOST=127.0.0.1
+export N8N_RUNNERS_BROKER_LISTEN_ADDRESS=127.0.0.1
+export N8N_RUNNERS_BROKER_PORT="$(free_port)"
+export DB_TYPE=sqlite
+export EXECUTIONS_MODE=regular
+unset N8N_CUSTOM_EXTENSIONS
+
+phase "n8n loads the package"
+# At debug level n8n's package loader says what it loaded from each package.
+if N8N_LOG_LEVEL=debug n8n_cli "n8n loads the package's nodes" 180 export:nodes "--output=$RUN_DIR/nodes.json"; then
+	run_checks nodes --export "$RUN_DIR/nodes.json"
+	declared="$(node -p 'const {n8n} = require("./package.json"); `"credentials": ${n8n.credentials.length}, "nodes": ${n8n.nodes.length}`')"
+	loaded="$(sed 's/\x1b\[[0-9;]*m//g' "$LAST_N8N_LOG" | grep -E "Loaded all credentials and nodes from $PACKAGE_NAME |Lazy-loading nodes and credentials from $PACKAGE_NAME " | head -n1 || true)"
+	if [[ "$loaded" == *"$declared"* ]]; then
+		pass "n8n's loader loaded every node and credential the package declares ($declared)"
+	else
+		fail "n8n's loader loaded every node and credential the package declares ($declared)" "its log said: ${loaded:-nothing about $PACKAGE_NAME}"
+	fi
+fi
+
+# Writes the credentials the examples name (ids mcpEverything, openAi) for the model at $1.
+write_credentials() {
+	node -e '
+		const [file, node, entry, path, runId, baseUrl, apiKey] = process.argv.slice(1);
+		const credentials = [
+			{
+				id: "mcpEverything",
+				name: "MCP everything (npx)",
+				type: "mcpStdioServerApi",
+				data: {
+					command: node,
+					arguments: { argument: [{ value: entry }, { value: "stdio" }] },
+					environment: { variable: [{ name: "PATH", value: path }, { name: "E2E_RUN_ID", value: runId }] },
+					cwd: "",
+				},
+			},
+			{
+				id: "openAi",
+				name: "OpenAI",
+				type: "openAiCompatibleApi",
+				data: { baseUrl, apiKey, organization: "", headers: {} },
+			},
+		];
+		require("fs").writeFileSync(file, JSON.stringify(credentials, null, 2));
+	' "$RUN_DIR/credentials.json" "$NODE24" "$EVERYTHING_ENTRY" "$(dirname "$NODE24"):$PATH" "$E2E_RUN_ID" "$1" "$API_KEY"
+}
+
+# Writes examples/$1 with workflow id $2 to $3 (n8n's import needs an id of at most 21 characters).
+write_workflow() {
+	node -e '
+		const [example, id, file] = process.argv.slice(1);
+		const workflow = JSON.parse(require("fs").readFileSync(example, "utf8"));
+		require("fs").writeFileSync(file, JSON.stringify({ ...workflow, id, active: false }, null, 2));
+	' "examples/$1" "$2" "$3"
+}
+
+# Starts the stand-in for scenario $1; sets STANDIN_STATE, STANDIN_PID and STANDIN_URL.
+start_standin() {
+	STANDIN_STATE="$RUN_DIR/standin-$1.json"
+	start_bg "$LOGS/standin-$1.log" node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON e2e/standin.ts \
+		--scenario "$1" --state "$STANDIN_STATE" --api-key "$API_KEY"
+	STANDIN_PID=$BG_PID
+	if ! wait_for_file "$STANDIN_STATE" 20; then
+		show_log_tail "$LOGS/standin-$1.log" 20
+		return 1
+	fi
+	STANDIN_URL="$(node -p 'require(process.argv[1]).baseURL' "$STANDIN_STATE")"
+	echo "    stand-in for '$1' at $STANDIN_URL"
+}
+
+# Stops the stand-in (if one runs), which then writes the requests it received to its state file.
+STANDIN_PID=""
+stop_standin() {
+	[ -n "$STANDIN_PID" ] || return 0
+	stop_group "$STANDIN_PID" 10 || true
+	wait "$STANDIN_PID" 2>/dev/null || true
+	STANDIN_PID=""
+}
+
+# Looks through the n8n logs written since the last look for signs that the package did not
+# load or run cleanly; shows what n8n said about the package or community packages.
+LOGS_LOOKED_AT=0
+check_logs() {
+	local label="$1" logs=("${N8N_LOGS[@]:$LOGS_LOOKED_AT}")
+	LOGS_LOOKED_AT=${#N8N_LOGS[@]}
+	local bad
+	bad="$(sed 's/\x1b\[[0-9;]*m//g' "${logs[@]}" 2>/dev/null |
+		grep -E 'Unrecognized node type|Unrecognized credential type|Failed to load package|Skipping package|Problem loading|Error loading|unknown node type' |
+		sort -u | head -20 || true)"
+	if [ -z "$bad" ]; then
+		pass "$label: n8n logged no 'Unrecognized node type' or package loading errors"
+	else
+		fail "$label: n8n logged no 'Unrecognized node type' or package loading errors" "$bad"
+	fi
+	local said
+	said="$(sed 's/\x1b\[[0-9;]*m//g' "${logs[@]}" 2>/dev/null | grep -v '^\s*"' | grep -vE '(^|\s)debug\s' |
+		grep -iE "$PACKAGE_NAME|community (node|package)|unverified" | sort -u | head -20 || true)"
+	if [ -n "$said" ]; then
+		echo "    what n8n said about the package or community packages:"
+		sed 's/^/      /' <<<"$said"
+	fi
+}
+
+# ---------------------------------------------------------------- 3 + 4. the manual tool loop, headless
+phase "run the tool loop (n8n execute)"
+loop_ok=true
+if ! start_standin loop; then
+	fail "the stand-in starts" "no state file after 20 s"
+	loop_ok=false
+fi
+if $loop_ok; then
+	write_credentials "$STANDIN_URL"
+	write_workflow mcp-tool-loop.json e2eToolLoop "$RUN_DIR/loop.json"
+	n8n_cli "import the credentials" 120 import:credentials "--input=$RUN_DIR/credentials.json" &&
+		n8n_cli "import the tool loop workflow" 120 import:workflow "--input=$RUN_DIR/loop.json" || loop_ok=false
+fi
+if $loop_ok; then
+	n8n_cli "n8n execute runs the tool loop" 300 execute --id=e2eToolLoop --rawOutput || true
+	LOOP_OUTPUT="$LAST_N8N_LOG"
+	stop_standin
+	if [ -s "$LOOP_OUTPUT" ]; then
+		failed_before=$FAILED
+		run_checks loop --output "$LOOP_OUTPUT" --standin "$STANDIN_STATE" --api-key "$API_KEY"
+		[ "$FAILED" -eq "$failed_before" ] || show_log_tail "$LOOP_OUTPUT" 60
+	fi
+	check_logs "loop"
+fi
+stop_standin
+if [ ${#LEFT_RUNNING[@]} -eq 0 ]; then
+	pass "every n8n command exited leaving no process behind"
+else
+	fail "every n8n command exited leaving no process behind" "left running after: ${LEFT_RUNNING[*]}"
+fi
+leftovers="$(run_processes)"
+if [ -z "$leftovers" ]; then
+	pass "no MCP server process outlived n8n execute"
+else
+	fail "no MCP server process outlived n8n execute" "$(tr '\n' ';' <<<"$leftovers")"
+fi
+
+# ---------------------------------------------------------------- 5. the webhook agent in `n8n start`
+if [ "${E2E_SKIP_WEBHOOK:-}" = 1 ]; then
+	phase_end
+	echo "    E2E_SKIP_WEBHOOK=1: the webhook example is left out"
+	exit 0
+fi
+phase "run the webhook agent (n8n start)"
+N8N_PORT="$(free_port)"
+export N8N_PORT
+webhook_ok=true
+start_standin webhook || { fail "the stand-in starts" "no state file after 20 s"; webhook_ok=false; }
+if $webhook_ok; then
+	write_credentials "$STANDIN_URL"
+	write_workflow webhook-agent.json e2eWebhookAgent "$RUN_DIR/webhook.json"
+	{ n8n_cli "import the credentials (webhook model)" 120 import:credentials "--input=$RUN_DIR/credentials.json" &&
+		n8n_cli "import the webhook workflow" 120 import:workflow "--input=$RUN_DIR/webhook.json" &&
+		n8n_cli "publish the webhook workflow" 120 publish:workflow --id=e2eWebhookAgent; } || webhook_ok=false
+fi
+if $webhook_ok; then
+	START_LOG="$LOGS/n8n-start.log"
+	N8N_LOGS+=("$START_LOG")
+	LAST_N8N_LOG=""
+	start_bg "$START_LOG" "$N8N_BIN" start
+	N8N_PID=$BG_PID
+	base="http://127.0.0.1:$N8N_PORT"
+	ready=false
+	for ((i = 0; i < 180 * SCALE; i++)); do
+		if ! kill -0 "$N8N_PID" 2>/dev/null; then break; fi
+		if curl -fsS --max-time 2 "$base/healthz" >/dev/null 2>&1 && grep -q 'Editor is now accessible' "$START_LOG"; then
+			ready=true
+			break
+		fi
+		sleep 1
+	done
+	if $ready; then
+		pass "n8n start serves /healthz on 127.0.0.1:$N8N_PORT (after ${i}s)"
+		# The webhook is registered while n8n activates published workflows: retry a 404 briefly.
+		status=000
+		for ((i = 0; i < 20; i++)); do
+			status="$(curl -sS --max-time $((120 * SCALE)) -o "$RUN_DIR/webhook-reply.json" -w '%{http_code}' \
+				-H 'content-type: application/json' -d '{"question": "What is 1.5 + 2.25?"}' "$base/webhook/ask" || echo 000)"
+			[ "$status" = 404 ] || break
+			sleep 1
+		done
+		# The editor's side, while n8n, the MCP server and the stand-in are up.
+		run_checks editor --base "$base" --credentials "$RUN_DIR/credentials.json" \
+			--types "$N8N_USER_FOLDER/.cache/n8n/public/types"
+		stop_standin
+		run_checks webhook --response "$RUN_DIR/webhook-reply.json" --status "$status" \
+			--standin "$STANDIN_STATE" --api-key "$API_KEY"
+	else
+		fail "n8n start serves /healthz" "not ready within $((180 * SCALE))s$(kill -0 "$N8N_PID" 2>/dev/null || echo ' (n8n exited)')"
+		show_log_tail "$START_LOG" 60
+	fi
+	# Stop n8n as an operator would (SIGTERM) and see it go, MCP servers included.
+	stopped_at=$(date +%s)
+	if stop_group "$N8N_PID" 45; then
+		pass "n8n start stopped on SIGTERM, with everything it started (in $(($(date +%s) - stopped_at)) s)"
+	else
+		fail "n8n start stopped on SIGTERM, with everything it started" "still running after 45 s: killed"
+	fi
+	wait "$N8N_PID" 2>/dev/null || true
+	stop_standin
+	check_logs "webhook"
+	leftovers="$(run_processes)"
+	if [ -z "$leftovers" ]; then
+		pass "no MCP server process outlived n8n start"
+	else
+		fail "no MCP server process outlived n8n start" "$(tr '\n' ';' <<<"$leftovers")"
+	fi
+fi
+phase_end
