@@ -41,6 +41,14 @@ export default tseslint.config(
 		},
 	},
 	{
+		files: ['nodes/ToolCallingModel/ToolCallingModel.node.ts'],
+		rules: {
+			// A model turn decides which tools run; offered as an AI Agent tool it would become a step
+			// of a hidden loop, the opposite of what it is for. So it is not usable as a tool.
+			'@n8n/community-nodes/node-usable-as-tool': 'off',
+		},
+	},
+	{
 		files: ['package.json'],
 		languageOptions: { parser: tseslint.parser, parserOptions: { extraFileExtensions: ['.json'] } },
 		rules: { '@typescript-eslint/no-unused-expressions': 'off' },

@@ -18,8 +18,6 @@ export class ToolCallingModel implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Tool Calls', 'Final Answer'],
-		// A model turn is not a tool for another agent: it is the step that decides which tools run.
-		usableAsTool: false,
 		credentials: [{ name: 'openAiCompatibleApi', required: true, testedBy: 'openAiCompatibleModels' }],
 		properties,
 	};
