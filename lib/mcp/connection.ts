@@ -6,6 +6,7 @@ import {
 	type CallToolResult,
 	type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectClient, type ConnectedClient } from './transport';
 import { describeConfig, type McpServerConfig } from './config';
 
@@ -22,6 +23,9 @@ export interface CallOptions {
 	timeoutMs: number;
 	signal?: AbortSignal;
 }
+
+/** How long closing waits for a server to confirm the end of its HTTP session. */
+const SESSION_END_MS = 2_000;
 
 /** Stops a server that keeps answering with a cursor from paging forever. */
 const MAX_TOOL_PAGES = 100;
@@ -103,7 +107,13 @@ export class McpConnection {
 	}
 
 	async close(): Promise<void> {
+		const wasAlive = this.alive;
 		this.markDead();
+		// A Streamable HTTP session is ended explicitly (DELETE), so a stateful server frees it now.
+		const { transport } = this.connected;
+		if (wasAlive && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
+			await withinMs(SESSION_END_MS, transport.terminateSession()).catch(() => undefined);
+		}
 		await this.connected.client.close().catch(() => undefined);
 	}
 
@@ -134,6 +144,12 @@ export class McpConnection {
 		this.alive = false;
 		for (const listener of this.closeListeners.splice(0)) listener();
 	}
+}
+
+function withinMs<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms).unref()));
+	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 export function isTransportFailure(error: unknown): boolean {

@@ -1,5 +1,5 @@
 import { ConnectionPool } from '../../lib/mcp';
-import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
+import { faultStdio, isProcessAlive, startHttpServer, stopAllServers } from '../support/servers';
 
 const pools: ConnectionPool[] = [];
 const poolWith = (options: Partial<ConstructorParameters<typeof ConnectionPool>[0]>) => {
@@ -80,5 +80,18 @@ describe('ConnectionPool', () => {
 		const pids = await Promise.all([pidOf(pool, faultStdio({ name: 'a' })), pidOf(pool, faultStdio({ name: 'b' }))]);
 		pool.killProcesses();
 		await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 'both servers are gone');
+	});
+
+	it('ends a Streamable HTTP session on the server when it closes the connection', async () => {
+		const server = await startHttpServer('fault');
+		const pool = poolWith({});
+		const config = { transport: 'http' as const, url: server.url, headers: {}, mode: 'streamableHttp' as const };
+		const sessionId = await pool.use(config, async (connection) => {
+			await connection.listTools();
+			return (connection as unknown as { connected: { transport: { sessionId: string } } }).connected.transport.sessionId;
+		});
+		expect(server.output()).not.toContain(`session ${sessionId} ended`);
+		await pool.closeAll();
+		await waitUntil(() => server.output().includes(`session ${sessionId} ended`), 'the server ends the session');
 	});
 });

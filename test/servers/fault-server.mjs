@@ -466,7 +466,10 @@ function serveHttp(port) {
 			sessionIdGenerator: () => randomUUID(),
 			onsessioninitialized: (id) => streamable.set(id, transport),
 		});
-		transport.onclose = () => streamable.delete(transport.sessionId);
+		transport.onclose = () => {
+			streamable.delete(transport.sessionId);
+			console.error(`fault-server: session ${transport.sessionId} ended`);
+		};
 		await createMcpServer().connect(transport);
 		await transport.handleRequest(req, res, body);
 	}
