@@ -3,7 +3,7 @@ import { openingMessages, parseToolDefinitions, withTools } from '../../lib/conv
 import { readConversation } from '../../lib/conversation/read';
 import { applyModelTurn } from '../../lib/conversation/turn';
 import type { Conversation, TraceEntry } from '../../lib/conversation/types';
-import { openaiDialect } from '../../lib/dialects/openai';
+import { createOpenAIDialect } from '../../lib/dialects/openai';
 import { createChatCompletion, ModelApiError, type EndpointConfig } from '../../lib/model/openaiCompatible';
 import type { Routed } from '../shared/items';
 import { settingsOf } from './settings';
@@ -44,7 +44,8 @@ export function decide(context: IExecuteFunctions, endpoint: EndpointConfig) {
 			});
 		}
 
-		const { body, names, notStrict } = openaiDialect.buildRequest(conversation, settings.model);
+		const dialect = createOpenAIDialect(settings.request);
+		const { body, names, notStrict } = dialect.buildRequest(conversation, settings.model);
 		const started = Date.now();
 		const exchange = await createChatCompletion(endpoint, body, {
 			timeoutMs: settings.timeoutMs,
@@ -53,7 +54,7 @@ export function decide(context: IExecuteFunctions, endpoint: EndpointConfig) {
 		}).catch((error: unknown) => {
 			throw asNodeError(context, error, itemIndex);
 		});
-		const turn = openaiDialect.parseResponse(exchange.response, names);
+		const turn = dialect.parseResponse(exchange.response, names);
 
 		const sentStrict = new Set(
 			settings.model.strict ? conversation.tools.map((tool) => tool.name).filter((name) => !notStrict.some((n) => n.name === name)) : [],

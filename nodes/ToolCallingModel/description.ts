@@ -110,6 +110,25 @@ export const properties: INodeProperties[] = [
 				description: 'The most tokens the model may generate in one turn',
 			},
 			{
+				displayName: 'Max Tokens Field',
+				name: 'maxTokensField',
+				type: 'options',
+				default: 'max_completion_tokens',
+				options: [
+					{
+						name: 'max_completion_tokens (OpenAI)',
+						value: 'max_completion_tokens',
+						description: "OpenAI's field, the only one its reasoning models accept",
+					},
+					{
+						name: 'max_tokens (Older Servers)',
+						value: 'max_tokens',
+						description: 'For servers that read only this field and would ignore the other',
+					},
+				],
+				description: 'Which request field carries Max Tokens',
+			},
+			{
 				displayName: 'Parallel Tool Calls',
 				name: 'parallelToolCalls',
 				type: 'boolean',

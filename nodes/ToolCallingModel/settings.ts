@@ -1,8 +1,10 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
 import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
 
 export interface NodeSettings {
 	model: ModelSettings;
+	request: OpenAIRequestOptions;
 	timeoutMs: number;
 	maxRetries: number;
 	maxRounds: number;
@@ -14,6 +16,7 @@ interface Options {
 	maxRetries?: number;
 	maxRounds?: number;
 	maxTokens?: number;
+	maxTokensField?: OpenAIRequestOptions['maxTokensField'];
 	parallelToolCalls?: boolean;
 	strict?: boolean;
 	stream?: boolean;
@@ -36,6 +39,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 			strict: options.strict ?? false,
 			stream: options.stream ?? false,
 		},
+		request: { maxTokensField: options.maxTokensField ?? 'max_completion_tokens' },
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,

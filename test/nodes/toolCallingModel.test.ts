@@ -192,6 +192,13 @@ describe('Tool Calling Model', () => {
 		expect(api.requests[1].body!.tool_choice).toBe('required');
 	});
 
+	it('puts the token limit in max_tokens for servers that read only that field', async () => {
+		api.script(reply.text('short'));
+		await runModel({ userMessage: 'go', options: { maxTokens: 64, maxTokensField: 'max_tokens' } });
+		expect(api.requests[0].body).toMatchObject({ max_tokens: 64 });
+		expect(api.requests[0].body).not.toHaveProperty('max_completion_tokens');
+	});
+
 	it('refuses a named tool choice that is not among the tools, before calling the API', async () => {
 		const { run } = await runModel({ userMessage: 'go', toolChoice: 'named', toolName: 'nope' }, [{ json: { tools: [addTool] } }]);
 		expect(errorOf(run, 'Model')?.message).toBe("Tool Choice names 'nope', which is not among the tools");
