@@ -1,17 +1,14 @@
 import { sharedPool } from '../../lib/mcp';
-import { reply, startChatCompletionsStandIn, type ChatCompletionsStandIn } from '../support/chatCompletionsStandIn';
+import { reply } from '../support/chatCompletionsStandIn';
 import { nodeTypesFrom, outputOf, runsOf, runWorkflow } from '../support/engine';
 import { loadExample } from '../support/examples';
 import { expectConversationItem, stdioCredential } from '../support/mcpWorkflow';
 import { MODEL_TYPE, modelNodeTypes } from '../support/modelWorkflow';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { everythingStdio, stopAllServers } from '../support/servers';
+import { standInForEachTest } from '../support/standInPerTest';
 
-let api: ChatCompletionsStandIn;
-beforeEach(async () => {
-	api = await startChatCompletionsStandIn();
-});
-afterEach(() => api.close());
+const api = standInForEachTest();
 afterAll(async () => {
 	await sharedPool.closeAll();
 	await stopAllServers();

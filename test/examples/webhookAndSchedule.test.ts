@@ -2,21 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sharedPool } from '../../lib/mcp';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
-import { reply, startChatCompletionsStandIn, type ChatCompletionsStandIn } from '../support/chatCompletionsStandIn';
+import { reply } from '../support/chatCompletionsStandIn';
 import { allowedFilesFolder, nodeTypesFrom, outputOf, runsOf, runWorkflow } from '../support/engine';
 import { loadExample } from '../support/examples';
 import { stdioCredential } from '../support/mcpWorkflow';
 import { modelNodeTypes } from '../support/modelWorkflow';
 import { createTempFolder, everythingStdio, filesystemStdio, removeTempFolder, stopAllServers } from '../support/servers';
+import { standInForEachTest } from '../support/standInPerTest';
 
-let api: ChatCompletionsStandIn;
-beforeEach(async () => {
-	api = await startChatCompletionsStandIn();
-});
-afterEach(async () => {
-	expect(api.remaining()).toBe(0);
-	await api.close();
-});
+const api = standInForEachTest({ expectScriptUsed: true });
 afterAll(async () => {
 	await sharedPool.closeAll();
 	await stopAllServers();

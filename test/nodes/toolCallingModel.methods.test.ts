@@ -1,12 +1,8 @@
 import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
 import { openAiCompatibleModels, searchModels } from '../../nodes/ToolCallingModel/methods';
-import { startChatCompletionsStandIn, type ChatCompletionsStandIn } from '../support/chatCompletionsStandIn';
+import { standInForEachTest } from '../support/standInPerTest';
 
-let api: ChatCompletionsStandIn;
-beforeEach(async () => {
-	api = await startChatCompletionsStandIn({ models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'], apiKey: 'sk-models-key' });
-});
-afterEach(() => api.close());
+const api = standInForEachTest({ models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'], apiKey: 'sk-models-key' });
 
 const credentials = (extra: ICredentialDataDecryptedObject = {}): ICredentialDataDecryptedObject => ({
 	baseUrl: `${api.baseURL}/`,

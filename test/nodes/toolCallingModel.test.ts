@@ -1,18 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
-import { reply, startChatCompletionsStandIn, type ChatCompletionsStandIn } from '../support/chatCompletionsStandIn';
+import { reply } from '../support/chatCompletionsStandIn';
 import { errorOf, outputOf, runWorkflow } from '../support/engine';
 import { chain, expectConversationItem } from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../support/modelWorkflow';
+import { standInForEachTest } from '../support/standInPerTest';
 
-let api: ChatCompletionsStandIn;
-beforeEach(async () => {
-	api = await startChatCompletionsStandIn();
-});
-afterEach(async () => {
-	expect(api.remaining()).toBe(0);
-	await api.close();
-});
+const api = standInForEachTest({ expectScriptUsed: true });
 afterAll(() => sharedPool.closeAll());
 
 const addTool = {
