@@ -27,6 +27,18 @@ export interface AssistantMessage {
 	role: 'assistant';
 	content: string | null;
 	tool_calls?: AssistantToolCall[];
+	/**
+	 * Our key: the vendor's own form of this turn, for what the neutral form cannot hold (Gemini's
+	 * thought signatures, Anthropic's thinking blocks, Responses reasoning items). Sent back as it is
+	 * when the conversation continues with the same dialect; other dialects ignore it.
+	 */
+	vendorTurn?: VendorTurn;
+}
+
+export interface VendorTurn {
+	/** The dialect that wrote it: openaiChat, openaiResponses, anthropic, gemini or ollama. */
+	dialect: string;
+	content: unknown[];
 }
 
 /** A reference from a tool message to n8n binary data held on the same item. */

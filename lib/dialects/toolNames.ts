@@ -1,3 +1,4 @@
+import type { Conversation } from '../conversation/types';
 import type { ToolNameMap } from './types';
 
 /**
@@ -71,4 +72,15 @@ function hash(text: string): string {
 		h = Math.imul(h, 0x01000193);
 	}
 	return (h >>> 0).toString(16).padStart(HASH_LENGTH, '0');
+}
+
+/**
+ * The names a request must map: the tools offered, and those called in history, so that a call to a
+ * tool since removed still gets a legal vendor name.
+ */
+export function historyToolNames(conversation: Pick<Conversation, 'messages' | 'tools'>): string[] {
+	const called = conversation.messages.flatMap((message) =>
+		message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.function.name) : [],
+	);
+	return [...conversation.tools.map((tool) => tool.name), ...called];
 }

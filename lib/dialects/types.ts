@@ -1,15 +1,20 @@
 import type { AssistantMessage, Conversation, PendingToolCall, Tool } from '../conversation/types';
 
 /**
- * Every vendor dialect has the same parts, in files of the same names:
- *   names.ts    - the vendor's tool-name rules (a reversible ToolNameMap built with ../toolNames)
- *   tools.ts    - our Tool[] to the vendor's tool definitions (strict-schema conversion where it has one)
- *   request.ts  - a Conversation plus ModelSettings to the vendor's request body
- *   response.ts - the vendor's response body to a ModelTurn
- *   stream.ts   - streamed chunks assembled into the same response body, so both paths parse alike
+ * Every vendor dialect is one folder with the same parts, in files of the same names:
+ *   names.ts    - the vendor's tool-name rule (a reversible ToolNameMap built with ../toolNames)
+ *   tools.ts    - tools out: our Tool[] to the vendor's tool definitions, the vendor's schema rules applied
+ *   messages.ts - messages out: the neutral conversation to the vendor's messages (results written back its way)
+ *   request.ts  - the request body: messages, tools, tool choice and settings
+ *   response.ts - response in: the vendor's response body to a ModelTurn
+ *   stream.ts   - stream assembly: streamed events folded into the body a non-streamed call returns
+ *   finish.ts   - finish reason: the vendor's stop reason to our neutral Finish
+ *   http.ts     - where and how to call: URL, auth headers, stream framing, error text, model list
  *   index.ts    - the Dialect object that bundles them
- * No part imports n8n: dialects are plain functions over plain JSON.
+ * No part imports n8n or does I/O: dialects are plain functions over plain JSON (lib/model does the HTTP).
  */
+
+export type DialectId = 'openaiChat' | 'openaiResponses' | 'anthropic' | 'gemini' | 'ollama';
 
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 
@@ -19,9 +24,21 @@ export interface ModelSettings {
 	parallelToolCalls?: boolean;
 	temperature?: number;
 	maxTokens?: number;
-	/** Ask for strict schemas; tools that cannot be made strict are sent as they are and named. */
+	/** Ask for strict schemas where the vendor has them; tools that cannot be made strict are sent as they are and named. */
 	strict?: boolean;
 	stream: boolean;
+}
+
+/** Where a model API is and how to authenticate; each dialect's http.ts turns it into URL and headers. */
+export interface EndpointConfig {
+	baseUrl: string;
+	apiKey?: string;
+	/** OpenAI's organization header. */
+	organization?: string;
+	/** Anthropic's `anthropic-version` header. */
+	version?: string;
+	/** Extra headers sent on every request. */
+	headers: Record<string, string>;
 }
 
 /** Conversation tool names to vendor names and back. */
@@ -30,29 +47,69 @@ export interface ToolNameMap {
 	fromVendor(vendorName: string): string;
 }
 
+export interface NotStrict {
+	name: string;
+	reason: string;
+}
+
 export interface VendorTools<TTool> {
 	tools: TTool[];
 	names: ToolNameMap;
 	/** Tools sent without strict mode, each with the reason it could not be made strict. */
-	notStrict: Array<{ name: string; reason: string }>;
+	notStrict: NotStrict[];
 }
+
+export interface VendorRequest<TRequest> {
+	body: TRequest;
+	names: ToolNameMap;
+	notStrict: NotStrict[];
+}
+
+/** Why a turn ended, the same words for every vendor; the vendor's own reason is kept beside it. */
+export type Finish = 'tool_calls' | 'stop' | 'length' | 'content_filter' | 'malformed_tool_call' | 'error' | 'other';
 
 export interface ModelTurn {
 	/** The assistant message in our neutral form, tool names already mapped back. */
 	message: AssistantMessage;
 	toolCalls: PendingToolCall[];
+	finish: Finish;
+	/** The vendor's own stop reason, as it sent it. */
 	finishReason: string | null;
 	usage?: Record<string, unknown>;
 }
 
-export interface Dialect<TRequest, TResponse, TChunk> {
-	buildRequest(
-		conversation: Pick<Conversation, 'messages' | 'tools'>,
-		settings: ModelSettings,
-	): { body: TRequest; names: ToolNameMap; notStrict: VendorTools<unknown>['notStrict'] };
-	parseResponse(body: TResponse, names: ToolNameMap): ModelTurn;
-	/** Accumulates streamed chunks into the body a non-streamed call would have returned. */
-	createStreamAssembler(): { push(chunk: TChunk): void; result(): TResponse };
+/** Folds streamed events into the body a non-streamed call would have returned. */
+export interface StreamAssembler<TChunk, TResponse> {
+	push(chunk: TChunk): void;
+	/** True once the vendor's end-of-turn event arrived; a stream that ends before it was cut short. */
+	finished(): boolean;
+	result(): TResponse;
 }
+
+export interface DialectHttp {
+	/** The URL of one model call; Gemini puts the model and the stream choice in it. */
+	url(endpoint: EndpointConfig, model: string, stream: boolean): string;
+	/** Auth, version and the endpoint's extra headers. */
+	headers(endpoint: EndpointConfig): Record<string, string>;
+	/** How streamed events are framed: Server-Sent Events, or one JSON object per line (Ollama). */
+	streamFraming: 'sse' | 'ndjson';
+	/** The vendor's own words in an error body, undefined when the body is not an error. */
+	errorMessage(body: unknown): string | undefined;
+	/** The URL that lists models, and the model ids in its answer. */
+	modelsUrl(endpoint: EndpointConfig): string;
+	parseModels(body: unknown): string[];
+}
+
+export interface Dialect<TRequest = unknown, TResponse = unknown, TChunk = unknown> {
+	id: DialectId;
+	http: DialectHttp;
+	/** Throws UnsupportedSettingError for a setting the vendor does not have. */
+	buildRequest(conversation: Pick<Conversation, 'messages' | 'tools'>, settings: ModelSettings): VendorRequest<TRequest>;
+	parseResponse(body: TResponse, names: ToolNameMap): ModelTurn;
+	createStreamAssembler(): StreamAssembler<TChunk, TResponse>;
+}
+
+/** A setting the chosen vendor has no way to express (Ollama has no tool choice, say). */
+export class UnsupportedSettingError extends Error {}
 
 export type { Tool };

@@ -213,6 +213,7 @@ describe('parseResponse', () => {
 		expect(openaiDialect.parseResponse(completion({ content: 'It is 3 °C.' }), names)).toEqual({
 			message: { role: 'assistant', content: 'It is 3 °C.' },
 			toolCalls: [],
+			finish: 'stop',
 			finishReason: 'stop',
 			usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 		});
@@ -254,6 +255,7 @@ describe('parseResponse', () => {
 				},
 				{ id: 'call_3', name: 'echo', arguments: null, rawArguments: '[1]', argumentsError: 'must be a JSON object, got array' },
 			],
+			finish: 'tool_calls',
 			finishReason: 'stop',
 			usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 		});
@@ -295,6 +297,7 @@ describe('parseResponse', () => {
 		expect(openaiDialect.parseResponse(body, names)).toEqual({
 			message: { role: 'assistant', content: 'x' },
 			toolCalls: [],
+			finish: 'other',
 			finishReason: null,
 		});
 	});

@@ -4,6 +4,7 @@ import type {
 	ChatCompletionCreateParamsBase,
 } from 'openai/resources/chat/completions';
 import type { Dialect } from '../types';
+import { openaiHttp } from './http';
 import { buildOpenAIRequest, type OpenAIRequestOptions } from './request';
 import { parseOpenAIResponse } from './response';
 import { createOpenAIStreamAssembler } from './stream';
@@ -13,6 +14,8 @@ export type OpenAIDialect = Dialect<ChatCompletionCreateParamsBase, ChatCompleti
 
 export function createOpenAIDialect(options: OpenAIRequestOptions = {}): OpenAIDialect {
 	return {
+		id: 'openaiChat',
+		http: openaiHttp('/chat/completions'),
 		buildRequest: (conversation, settings) => buildOpenAIRequest(conversation, settings, options),
 		parseResponse: parseOpenAIResponse,
 		createStreamAssembler: createOpenAIStreamAssembler,

@@ -1,10 +1,8 @@
-import type {
-	ChatCompletionCreateParamsBase,
-	ChatCompletionMessageParam,
-	ChatCompletionToolChoiceOption,
-} from 'openai/resources/chat/completions';
-import type { Conversation, Message } from '../../conversation/types';
-import type { ModelSettings, ToolChoice, ToolNameMap, VendorTools } from '../types';
+import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type { Conversation } from '../../conversation/types';
+import { historyToolNames } from '../toolNames';
+import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { toOpenAIMessages } from './messages';
 import { openaiToolNames } from './names';
 import { toOpenAITools } from './tools';
 
@@ -17,27 +15,17 @@ export interface OpenAIRequestOptions {
 	maxTokensField?: 'max_completion_tokens' | 'max_tokens';
 }
 
-export interface OpenAIRequest {
-	body: ChatCompletionCreateParamsBase;
-	names: ToolNameMap;
-	notStrict: VendorTools<unknown>['notStrict'];
-}
-
 export function buildOpenAIRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
 	settings: ModelSettings,
 	options: OpenAIRequestOptions = {},
-): OpenAIRequest {
+): VendorRequest<ChatCompletionCreateParamsBase> {
 	const { messages, tools } = conversation;
-	// Names in history are mapped too, so a call to a tool since removed is still a legal name.
-	const historyNames = messages.flatMap((message) =>
-		message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.function.name) : [],
-	);
-	const names = openaiToolNames([...tools.map((tool) => tool.name), ...historyNames]);
+	const names = openaiToolNames(historyToolNames(conversation));
 	const vendorTools = toOpenAITools(tools, names, settings.strict);
 	const body: ChatCompletionCreateParamsBase = {
 		model: settings.model,
-		messages: messages.map((message) => toOpenAIMessage(message, names)),
+		messages: toOpenAIMessages(messages, names),
 		stream: settings.stream,
 	};
 	if (tools.length > 0) {
@@ -49,34 +37,6 @@ export function buildOpenAIRequest(
 	if (settings.maxTokens !== undefined) body[options.maxTokensField ?? 'max_completion_tokens'] = settings.maxTokens;
 	if (settings.stream) body.stream_options = { include_usage: true };
 	return { body, names, notStrict: vendorTools.notStrict };
-}
-
-/** Our message without our own keys; tool names in calls mapped to vendor names. */
-function toOpenAIMessage(message: Message, names: ToolNameMap): ChatCompletionMessageParam {
-	if (message.role === 'tool') {
-		// isError needs no marker: the text already says the call failed.
-		return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
-	}
-	if (message.role === 'assistant') {
-		const calls = message.tool_calls ?? [];
-		return {
-			role: 'assistant',
-			content: message.content,
-			// An empty tool_calls array is refused ("too short"), so it is left out.
-			...(calls.length > 0 && {
-				tool_calls: calls.map((call) => ({
-					id: call.id,
-					type: 'function' as const,
-					function: {
-						name: names.toVendor(call.function.name),
-						// Servers that parse history arguments fail on "", which means no arguments.
-						arguments: call.function.arguments.trim() === '' ? '{}' : call.function.arguments,
-					},
-				})),
-			}),
-		};
-	}
-	return { role: message.role, content: message.content };
 }
 
 function toOpenAIToolChoice(choice: ToolChoice, names: ToolNameMap): ChatCompletionToolChoiceOption {

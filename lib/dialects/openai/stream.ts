@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
+import type { StreamAssembler } from '../types';
 
 interface CallParts {
 	id?: string;
@@ -12,7 +13,7 @@ interface CallParts {
  * returns, so both paths go through parseOpenAIResponse. Only choice 0 is kept (we never ask for
  * more); keys we do not know are ignored.
  */
-export function createOpenAIStreamAssembler(): { push(chunk: ChatCompletionChunk): void; result(): ChatCompletion } {
+export function createOpenAIStreamAssembler(): StreamAssembler<ChatCompletionChunk, ChatCompletion> {
 	let head: Pick<ChatCompletion, 'id' | 'created' | 'model'> | undefined;
 	let content: string | null = null;
 	let refusal: string | null = null;
@@ -56,6 +57,8 @@ export function createOpenAIStreamAssembler(): { push(chunk: ChatCompletionChunk
 				if (choice.finish_reason) finishReason = choice.finish_reason;
 			}
 		},
+		// The turn is over once choice 0 has a finish_reason; [DONE] and the usage chunk may follow.
+		finished: () => finishReason !== null,
 		result() {
 			const toolCalls = [...calls.entries()]
 				.sort(([a], [b]) => a - b)

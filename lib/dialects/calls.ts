@@ -1,0 +1,39 @@
+import { parseToolArguments } from '../conversation/arguments';
+import type { AssistantToolCall, PendingToolCall } from '../conversation/types';
+import type { ToolNameMap } from './types';
+
+/** One tool call as a vendor sent it: its id may be missing, its arguments a string or an object. */
+export interface VendorToolCall {
+	id?: unknown;
+	name: unknown;
+	arguments: unknown;
+}
+
+/**
+ * Vendor tool calls to the assistant message's calls and the pending calls, for every dialect alike:
+ * names mapped back, arguments kept as the exact text and parsed in a guard, and an id made from the
+ * position where the vendor gave none or repeated one (tool results must match their call).
+ */
+export function collectToolCalls(
+	calls: readonly VendorToolCall[],
+	names: ToolNameMap,
+): { assistantCalls: AssistantToolCall[]; toolCalls: PendingToolCall[] } {
+	const assistantCalls: AssistantToolCall[] = [];
+	const toolCalls: PendingToolCall[] = [];
+	const ids = new Set<string>();
+	for (const [index, call] of calls.entries()) {
+		const id = typeof call.id === 'string' && call.id !== '' && !ids.has(call.id) ? call.id : `call_${index}`;
+		ids.add(id);
+		const name = names.fromVendor(String(call.name ?? ''));
+		const sent = call.arguments;
+		const rawArguments = typeof sent === 'string' ? sent : sent == null ? '' : JSON.stringify(sent);
+		const parsed = parseToolArguments(rawArguments);
+		assistantCalls.push({ id, type: 'function', function: { name, arguments: rawArguments } });
+		toolCalls.push(
+			parsed.ok
+				? { id, name, arguments: parsed.value, rawArguments }
+				: { id, name, arguments: null, rawArguments, argumentsError: parsed.error },
+		);
+	}
+	return { assistantCalls, toolCalls };
+}

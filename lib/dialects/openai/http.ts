@@ -1,0 +1,39 @@
+import { commonErrorMessage, excerpt, isRecord } from '../json';
+import type { DialectHttp, EndpointConfig } from '../types';
+
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** Bearer auth when a key is set (local servers need none), OpenAI's organization header when given. */
+export function openaiHeaders(endpoint: EndpointConfig): Record<string, string> {
+	return {
+		...endpoint.headers,
+		...(endpoint.apiKey && { authorization: `Bearer ${endpoint.apiKey}` }),
+		...(endpoint.organization && { 'openai-organization': endpoint.organization }),
+	};
+}
+
+/** `{error:{message}}`, `{error:"..."}`, and vLLM's `{object:"error",message}` or FastAPI's `{detail}`. */
+export function openaiErrorMessage(body: unknown): string | undefined {
+	const common = commonErrorMessage(body);
+	if (common !== undefined || !isRecord(body)) return common;
+	if (body.object === 'error' && typeof body.message === 'string') return body.message;
+	if (body.detail !== undefined && body.choices === undefined) return excerpt(body.detail);
+	return undefined;
+}
+
+/** GET /models answers `{object:"list", data:[{id}]}`. */
+export function parseOpenAIModels(body: unknown): string[] {
+	const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
+	return data.map((model) => (isRecord(model) ? String(model.id) : '')).filter((id) => id !== '');
+}
+
+export function openaiHttp(path: string): DialectHttp {
+	return {
+		url: (endpoint) => `${endpoint.baseUrl}${path}`,
+		headers: openaiHeaders,
+		streamFraming: 'sse',
+		errorMessage: openaiErrorMessage,
+		modelsUrl: (endpoint) => `${endpoint.baseUrl}/models`,
+		parseModels: parseOpenAIModels,
+	};
+}

@@ -1,0 +1,35 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Message } from '../../conversation/types';
+import type { ToolNameMap } from '../types';
+
+/** Our messages as Chat Completions messages: our own keys stripped, tool names mapped to vendor names. */
+export function toOpenAIMessages(messages: readonly Message[], names: ToolNameMap): ChatCompletionMessageParam[] {
+	return messages.map((message) => toOpenAIMessage(message, names));
+}
+
+function toOpenAIMessage(message: Message, names: ToolNameMap): ChatCompletionMessageParam {
+	if (message.role === 'tool') {
+		// isError needs no marker: the text already says the call failed.
+		return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };
+	}
+	if (message.role === 'assistant') {
+		const calls = message.tool_calls ?? [];
+		return {
+			role: 'assistant',
+			content: message.content,
+			// An empty tool_calls array is refused ("too short"), so it is left out.
+			...(calls.length > 0 && {
+				tool_calls: calls.map((call) => ({
+					id: call.id,
+					type: 'function' as const,
+					function: {
+						name: names.toVendor(call.function.name),
+						// Servers that parse history arguments fail on "", which means no arguments.
+						arguments: call.function.arguments.trim() === '' ? '{}' : call.function.arguments,
+					},
+				})),
+			}),
+		};
+	}
+	return { role: message.role, content: message.content };
+}
