@@ -1,0 +1,75 @@
+/**
+ * Golden fixtures, one folder per dialect under test/fixtures/dialects/<dialect id>/:
+ *   <case>.request.json   {description, source, conversation:{messages,tools}, settings, expected:{body, notStrict?}}
+ *                         the neutral conversation in, the vendor's request body out
+ *   <case>.response.json  {description, source, toolNames, body, expected}  a vendor body in, the ModelTurn out
+ *   <case>.stream.json    {description, source, toolNames, chunks, expected, sameAs?}  streamed events in, the
+ *                         ModelTurn out; with `sameAs` it must equal that response fixture's turn too
+ * `source` says where the vendor JSON came from (a published capture, or hand-written from which reference).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Conversation } from '../../lib/conversation/types';
+import { openaiDialect } from '../../lib/dialects/openai';
+import type { Dialect, ModelSettings } from '../../lib/dialects/types';
+
+const dialects: Record<string, Dialect> = {
+	openaiChat: openaiDialect as Dialect,
+};
+
+const root = join(__dirname, '..', 'fixtures', 'dialects');
+const read = (dir: string, file: string) => JSON.parse(readFileSync(join(root, dir, file), 'utf8'));
+const settingsForParsing: ModelSettings = { model: 'fixture-model', toolChoice: 'auto', stream: false };
+
+/** The name map a request offering these tools would have made. */
+function namesFor(dialect: Dialect, toolNames: string[]) {
+	const conversation: Pick<Conversation, 'messages' | 'tools'> = {
+		messages: [{ role: 'user', content: 'fixture' }],
+		tools: toolNames.map((name) => ({ name, inputSchema: { type: 'object', properties: {} } })),
+	};
+	return dialect.buildRequest(conversation, settingsForParsing).names;
+}
+
+function streamed(dialect: Dialect, chunks: unknown[]) {
+	const assembler = dialect.createStreamAssembler();
+	for (const chunk of chunks) assembler.push(chunk);
+	expect(assembler.finished()).toBe(true);
+	return assembler.result();
+}
+
+const folders = readdirSync(root);
+
+it('has fixtures for every dialect and a dialect for every fixture folder', () => {
+	expect(folders.sort()).toEqual(Object.keys(dialects).sort());
+});
+
+describe.each(folders)('%s', (folder) => {
+	const dialect = dialects[folder];
+	const files = readdirSync(join(root, folder)).sort();
+	const cases = (kind: string) => files.filter((file) => file.endsWith(`.${kind}.json`));
+
+	it('has request, response and stream fixtures', () => {
+		expect(cases('request').length).toBeGreaterThan(0);
+		expect(cases('response').length).toBeGreaterThan(0);
+		expect(cases('stream').length).toBeGreaterThan(0);
+	});
+
+	it.each(cases('request'))('%s', (file) => {
+		const fixture = read(folder, file);
+		const { body, notStrict } = dialect.buildRequest(fixture.conversation, fixture.settings);
+		expect(body).toEqual(fixture.expected.body);
+		expect(notStrict).toEqual(fixture.expected.notStrict ?? []);
+	});
+
+	it.each(cases('response'))('%s', (file) => {
+		const fixture = read(folder, file);
+		expect(dialect.parseResponse(fixture.body, namesFor(dialect, fixture.toolNames))).toEqual(fixture.expected);
+	});
+
+	it.each(cases('stream'))('%s', (file) => {
+		const fixture = read(folder, file);
+		const turn = dialect.parseResponse(streamed(dialect, fixture.chunks), namesFor(dialect, fixture.toolNames));
+		expect(turn).toEqual(fixture.expected);
+		if (fixture.sameAs) expect(turn).toEqual(read(folder, fixture.sameAs).expected);
+	});
+});
