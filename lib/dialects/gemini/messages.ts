@@ -1,0 +1,109 @@
+import { parseToolArguments } from '../../conversation/arguments';
+import type { AssistantMessage, Message, ToolMessage } from '../../conversation/types';
+import { isRecord } from '../json';
+import type { ToolNameMap } from '../types';
+import { functionCallsOf } from './response';
+import type { GeminiContent, GeminiPart } from './wire';
+
+/**
+ * Google's documented stand-in signature for function calls without a real one (a history from another
+ * vendor, or from a model that did not sign): Gemini 3 refuses a continued turn whose calls carry none.
+ */
+export const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+export interface GeminiContents {
+	systemInstruction?: GeminiContent;
+	contents: GeminiContent[];
+}
+
+export interface GeminiMessageOptions {
+	/** Put SKIP_SIGNATURE on turns whose calls carry no signature (for models that check signatures). */
+	signFunctionCalls: boolean;
+}
+
+/** What a functionResponse must repeat of the call it answers. */
+interface AnsweredCall {
+	name: string;
+	/** Only an id Gemini gave: ours (made up by collectToolCalls, or another vendor's) mean nothing to it. */
+	id?: string;
+}
+
+/**
+ * Our messages as Gemini contents: system text to systemInstruction, assistant turns as model turns
+ * (their own parts echoed when Gemini wrote them), and each run of tool results as ONE user turn of
+ * functionResponse parts, the form Gemini expects after a turn of function calls.
+ */
+export function toGeminiContents(messages: readonly Message[], names: ToolNameMap, options: GeminiMessageOptions): GeminiContents {
+	const system: GeminiPart[] = [];
+	const contents: GeminiContent[] = [];
+	const calls = new Map<string, AnsweredCall>();
+	let previous: Message['role'] | undefined;
+	for (const message of messages) {
+		if (message.role === 'system') {
+			system.push({ text: message.content });
+		} else if (message.role === 'user') {
+			contents.push({ role: 'user', parts: [{ text: message.content }] });
+		} else if (message.role === 'assistant') {
+			const parts = modelParts(message, names, calls);
+			if (options.signFunctionCalls) signFirstCall(parts);
+			// Gemini refuses a turn without parts; an empty assistant turn says nothing anyway.
+			if (parts.length > 0) contents.push({ role: 'model', parts });
+		} else {
+			const part = functionResponse(message, calls.get(message.tool_call_id), names);
+			if (previous === 'tool') contents.at(-1)!.parts.push(part);
+			else contents.push({ role: 'user', parts: [part] });
+		}
+		previous = message.role;
+	}
+	return { ...(system.length > 0 && { systemInstruction: { parts: system } }), contents };
+}
+
+/**
+ * A Gemini-written turn is echoed as it came (thought signatures included); its calls are matched
+ * to ours by position, the order collectToolCalls kept. Any other turn is rebuilt from the neutral form.
+ * Either way the array is new, so signing it never touches the conversation.
+ */
+function modelParts(message: AssistantMessage, names: ToolNameMap, calls: Map<string, AnsweredCall>): GeminiPart[] {
+	const toolCalls = message.tool_calls ?? [];
+	const turn = message.vendorTurn;
+	const echoed = turn?.dialect === 'gemini' && Array.isArray(turn.content) ? (turn.content.filter(isRecord) as GeminiPart[]) : [];
+	if (echoed.length > 0) {
+		const sent = functionCallsOf(echoed);
+		toolCalls.forEach((call, index) => {
+			const vendorCall = sent[index];
+			calls.set(call.id, {
+				name: typeof vendorCall?.name === 'string' ? vendorCall.name : names.toVendor(call.function.name),
+				...(vendorCall?.id === call.id && { id: call.id }),
+			});
+		});
+		return echoed;
+	}
+	const parts: GeminiPart[] = message.content ? [{ text: message.content }] : [];
+	for (const call of toolCalls) {
+		const name = names.toVendor(call.function.name);
+		calls.set(call.id, { name });
+		const parsed = parseToolArguments(call.function.arguments);
+		// args must be an object; arguments that were not one were already answered with an error.
+		parts.push({ functionCall: { name, args: parsed.ok ? parsed.value : {} } });
+	}
+	return parts;
+}
+
+/** Gemini signs the first call of a turn only (parallel calls after it carry none), so the stand-in goes there. */
+function signFirstCall(parts: GeminiPart[]): void {
+	const calls = parts.filter((part) => isRecord(part.functionCall));
+	if (calls.length === 0 || calls.some((part) => part.thoughtSignature !== undefined)) return;
+	const first = parts.indexOf(calls[0]);
+	parts[first] = { ...calls[0], thoughtSignature: SKIP_SIGNATURE };
+}
+
+function functionResponse(message: ToolMessage, call: AnsweredCall | undefined, names: ToolNameMap): GeminiPart {
+	return {
+		functionResponse: {
+			// A result whose call is not in the history keeps the tool's name it carries.
+			name: call?.name ?? names.toVendor(message.name ?? ''),
+			...(call?.id !== undefined && { id: call.id }),
+			response: message.isError ? { error: message.content } : { output: message.structuredContent ?? message.content },
+		},
+	};
+}

@@ -1,0 +1,47 @@
+import type { Conversation } from '../../conversation/types';
+import { historyToolNames } from '../toolNames';
+import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { toGeminiContents } from './messages';
+import { geminiToolNames } from './names';
+import { toGeminiTools } from './tools';
+import type { GeminiFunctionCallingConfig, GeminiRequest } from './wire';
+
+/**
+ * The generateContent body. The model and the stream choice are in the URL (http.ts), not here.
+ * `parallelToolCalls` is not sent: Gemini has no such switch, the model decides how many calls a turn holds.
+ */
+export function buildGeminiRequest(
+	conversation: Pick<Conversation, 'messages' | 'tools'>,
+	settings: ModelSettings,
+): VendorRequest<GeminiRequest> {
+	const { messages, tools } = conversation;
+	const names = geminiToolNames(historyToolNames(conversation));
+	const vendorTools = toGeminiTools(tools, names, settings.strict);
+	const body: GeminiRequest = toGeminiContents(messages, names, { signFunctionCalls: checksSignatures(settings.model) });
+	if (tools.length > 0) {
+		body.tools = vendorTools.tools;
+		body.toolConfig = { functionCallingConfig: toGeminiToolChoice(settings.toolChoice, names) };
+	}
+	const generationConfig = {
+		...(settings.temperature !== undefined && { temperature: settings.temperature }),
+		...(settings.maxTokens !== undefined && { maxOutputTokens: settings.maxTokens }),
+	};
+	if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+	return { body, names, notStrict: vendorTools.notStrict };
+}
+
+function toGeminiToolChoice(choice: ToolChoice, names: ToolNameMap): GeminiFunctionCallingConfig {
+	if (choice === 'auto') return { mode: 'AUTO' };
+	if (choice === 'none') return { mode: 'NONE' };
+	if (choice === 'required') return { mode: 'ANY' };
+	return { mode: 'ANY', allowedFunctionNames: [names.toVendor(choice.name)] };
+}
+
+/**
+ * Gemini 3 and later refuse unsigned function calls in a continued turn. Older models get no stand-in
+ * signature: it is only known to be accepted where the check exists.
+ */
+function checksSignatures(model: string): boolean {
+	const generation = /gemini-(\d+)/.exec(model);
+	return generation !== null && Number(generation[1]) >= 3;
+}

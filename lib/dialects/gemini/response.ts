@@ -1,0 +1,56 @@
+import { collectToolCalls } from '../calls';
+import { excerpt, isRecord } from '../json';
+import type { ModelTurn, ToolNameMap } from '../types';
+import { geminiFinish } from './finish';
+import { geminiErrorMessage } from './http';
+import type { GeminiFunctionCall, GeminiPart, GeminiResponse } from './wire';
+
+/** The function calls among a model turn's parts, in order. */
+export function functionCallsOf(parts: readonly GeminiPart[]): GeminiFunctionCall[] {
+	return parts.flatMap((part) => (isRecord(part.functionCall) ? [part.functionCall] : []));
+}
+
+/**
+ * A GenerateContentResponse to a ModelTurn, read as untrusted JSON. The model turn's parts are always
+ * kept as the message's vendorTurn: they carry the thought signatures Gemini wants echoed.
+ */
+export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): ModelTurn {
+	const failure = isRecord(body) ? geminiErrorMessage(body) : `not a JSON object: ${excerpt(body)}`;
+	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	const usage = isRecord(body.usageMetadata) ? { usage: body.usageMetadata } : {};
+	const candidate = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
+	if (!isRecord(candidate)) {
+		const blockReason = isRecord(body.promptFeedback) ? body.promptFeedback.blockReason : undefined;
+		if (typeof blockReason !== 'string') throw new Error(`The model API response has no candidates[0]: ${excerpt(body)}`);
+		// The prompt itself was blocked: no candidate at all, which is an answer, not a failure.
+		const said = body.promptFeedback?.blockReasonMessage;
+		const message = { role: 'assistant' as const, content: typeof said === 'string' ? said : null };
+		return { message, toolCalls: [], finish: 'content_filter', finishReason: blockReason, ...usage };
+	}
+
+	const sent = isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+	const parts = sent.filter(isRecord) as GeminiPart[];
+	const { assistantCalls, toolCalls } = collectToolCalls(
+		functionCallsOf(parts).map((call) => ({ id: call.id, name: call.name, arguments: call.args })),
+		names,
+	);
+	const text = parts
+		.filter((part) => typeof part.text === 'string' && part.thought !== true)
+		.map((part) => part.text)
+		.join('');
+	// A turn without text or calls has only finishMessage to say why it ended (a malformed call, say).
+	const reason = toolCalls.length === 0 && typeof candidate.finishMessage === 'string' ? candidate.finishMessage : null;
+	const finishReason = typeof candidate.finishReason === 'string' ? candidate.finishReason : null;
+	return {
+		message: {
+			role: 'assistant',
+			content: text !== '' ? text : reason,
+			...(assistantCalls.length > 0 && { tool_calls: assistantCalls }),
+			...(parts.length > 0 && { vendorTurn: { dialect: 'gemini', content: parts } }),
+		},
+		toolCalls,
+		finish: geminiFinish(finishReason, toolCalls.length > 0),
+		finishReason,
+		...usage,
+	};
+}

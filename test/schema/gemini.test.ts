@@ -1,0 +1,296 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JsonSchema } from '../../lib/conversation/types';
+import { geminiSchemaViolations, toGeminiSchema } from '../../lib/schema/gemini';
+
+const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({ type: 'object', properties, ...extra });
+/** The converted schema of one property named `x`. */
+const property = (schema: unknown, extra: JsonSchema = {}) => toGeminiSchema(object({ x: schema }, extra)).properties?.x;
+
+describe('toGeminiSchema', () => {
+	it('writes types in upper case and keeps description, required, items and bounds', () => {
+		const schema = object(
+			{
+				name: { type: 'string', description: 'Who' },
+				age: { type: 'integer', minimum: 0, maximum: 150 },
+				score: { type: 'number' },
+				ok: { type: 'boolean' },
+				tags: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 3 },
+				address: object({ city: { type: 'string' } }, { required: ['city'] }),
+			},
+			{ required: ['name'], description: 'A person' },
+		);
+		expect(toGeminiSchema(schema)).toEqual({
+			type: 'OBJECT',
+			description: 'A person',
+			properties: {
+				name: { type: 'STRING', description: 'Who' },
+				age: { type: 'INTEGER', minimum: 0, maximum: 150 },
+				score: { type: 'NUMBER' },
+				ok: { type: 'BOOLEAN' },
+				tags: { type: 'ARRAY', items: { type: 'STRING' }, minItems: 1, maxItems: 3 },
+				address: { type: 'OBJECT', properties: { city: { type: 'STRING' } }, required: ['city'] },
+			},
+			required: ['name'],
+		});
+	});
+
+	it('sends an empty object for a tool without arguments, and for a root that is not an object', () => {
+		for (const schema of [{}, { type: 'object' }, { type: 'object', properties: {}, required: [] }, { type: 'string' }]) {
+			expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: {} });
+		}
+	});
+
+	it('drops the keywords Gemini does not read', () => {
+		const schema = {
+			$schema: 'https://json-schema.org/draft/2020-12/schema',
+			$id: 'urn:x',
+			$comment: 'c',
+			title: 'T',
+			type: 'object',
+			properties: {
+				s: { type: 'string', title: 'S', default: 'a', examples: ['b'], pattern: '^a', minLength: 1, maxLength: 9, readOnly: true },
+				n: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 9, multipleOf: 2 },
+				a: { type: 'array', items: { type: 'string' }, uniqueItems: true, contains: { const: 'x' } },
+			},
+			additionalProperties: false,
+			patternProperties: { '^x-': {} },
+			propertyNames: { maxLength: 3 },
+			minProperties: 1,
+			dependentRequired: { s: ['n'] },
+			if: { required: ['s'] },
+			then: { required: ['n'] },
+			not: { required: ['a'] },
+			unevaluatedProperties: false,
+		};
+		expect(toGeminiSchema(schema)).toEqual({
+			type: 'OBJECT',
+			properties: { s: { type: 'STRING' }, n: { type: 'NUMBER' }, a: { type: 'ARRAY', items: { type: 'STRING' } } },
+		});
+	});
+
+	it('keeps a format only where Gemini allows it', () => {
+		expect(
+			toGeminiSchema(
+				object({
+					when: { type: 'string', format: 'date-time' },
+					pick: { type: 'string', format: 'enum', enum: ['a'] },
+					mail: { type: 'string', format: 'email' },
+					ratio: { type: 'number', format: 'double' },
+					big: { type: 'integer', format: 'int64' },
+					odd: { type: 'integer', format: 'float' },
+					flag: { type: 'boolean', format: 'int32' },
+				}),
+			).properties,
+		).toEqual({
+			when: { type: 'STRING', format: 'date-time' },
+			pick: { type: 'STRING', format: 'enum', enum: ['a'] },
+			mail: { type: 'STRING' },
+			ratio: { type: 'NUMBER', format: 'double' },
+			big: { type: 'INTEGER', format: 'int64' },
+			odd: { type: 'INTEGER' },
+			flag: { type: 'BOOLEAN' },
+		});
+	});
+
+	it('turns null in a type array into nullable, and several types into anyOf', () => {
+		expect(property({ type: ['string', 'null'] })).toEqual({ type: 'STRING', nullable: true });
+		expect(property({ type: 'null' })).toEqual({ nullable: true });
+		expect(property({ type: ['integer', 'number', 'null'], minimum: 1, description: 'n' })).toEqual({
+			type: 'NUMBER',
+			minimum: 1,
+			description: 'n',
+			nullable: true,
+		});
+		expect(property({ type: ['string', 'array'], items: { type: 'integer' } })).toEqual({
+			anyOf: [{ type: 'STRING' }, { type: 'ARRAY', items: { type: 'INTEGER' } }],
+		});
+	});
+
+	it('turns oneOf into anyOf, and a null branch into nullable', () => {
+		expect(property({ oneOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual({
+			anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }],
+		});
+		expect(property({ anyOf: [{ type: 'string', description: 'inner' }, { type: 'null' }] })).toEqual({
+			type: 'STRING',
+			description: 'inner',
+			nullable: true,
+		});
+		expect(property({ anyOf: [{ type: 'null' }, object({ a: { type: 'string' } })], description: 'outer' })).toEqual({
+			type: 'OBJECT',
+			properties: { a: { type: 'STRING' } },
+			description: 'outer',
+			nullable: true,
+		});
+		expect(property({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] })).toEqual({
+			anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }],
+			nullable: true,
+		});
+	});
+
+	it('keeps a type beside a union and drops the union, which Gemini cannot hold together', () => {
+		const schema = object({ a: { type: 'string' }, b: { type: 'string' } }, { anyOf: [{ required: ['a'] }, { required: ['b'] }] });
+		expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' }, b: { type: 'STRING' } } });
+	});
+
+	it('keeps string enums, and tells the model other allowed values in the description', () => {
+		expect(property({ type: 'string', enum: ['a', 'b'] })).toEqual({ type: 'STRING', enum: ['a', 'b'] });
+		expect(property({ enum: ['a', 'b', null] })).toEqual({ type: 'STRING', enum: ['a', 'b'], nullable: true });
+		expect(property({ type: 'integer', enum: [1, 2], description: 'Level' })).toEqual({
+			type: 'INTEGER',
+			description: 'Level (one of: 1, 2)',
+		});
+		expect(property({ enum: [true] })).toEqual({ type: 'BOOLEAN', description: 'One of: true' });
+		expect(property({ enum: ['a', 1.5] })).toEqual({
+			anyOf: [{ type: 'STRING', enum: ['a'] }, { type: 'NUMBER' }],
+			description: 'One of: "a", 1.5',
+		});
+		expect(property({ type: 'string', enum: [] })).toEqual({ type: 'STRING' });
+	});
+
+	it('turns const into an enum of one', () => {
+		expect(property({ const: 'fast' })).toEqual({ type: 'STRING', enum: ['fast'] });
+		expect(property({ type: 'integer', const: 3 })).toEqual({ type: 'INTEGER', description: 'One of: 3' });
+		expect(property({ const: null })).toEqual({ nullable: true });
+	});
+
+	it('reads a missing type off the other keywords, and leaves a value of any type untyped', () => {
+		expect(property({ properties: { a: { type: 'string' } } })).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' } } });
+		expect(property({ items: { type: 'string' } })).toEqual({ type: 'ARRAY', items: { type: 'STRING' } });
+		expect(property({})).toEqual({});
+		expect(property(true)).toEqual({});
+		expect(property({ description: 'anything' })).toEqual({ description: 'anything' });
+	});
+
+	it('gives every array items, a free-form object no properties, and drops forbidden and undeclared names', () => {
+		expect(property({ type: 'array' })).toEqual({ type: 'ARRAY', items: {} });
+		expect(property({ type: 'array', items: [{ type: 'string' }] })).toEqual({ type: 'ARRAY', items: {} });
+		expect(property({ type: 'object', additionalProperties: { type: 'string' } })).toEqual({ type: 'OBJECT' });
+		const schema = object({ a: { type: 'string' }, gone: false }, { required: ['a', 'gone', 'missing', 'a'] });
+		expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' } }, required: ['a'] });
+	});
+
+	it('inlines local refs ($defs and definitions), the referring description winning', () => {
+		const schema = {
+			type: 'object',
+			$defs: { City: { type: 'string', description: 'A city' } },
+			definitions: { 'a/b': { type: 'integer' } },
+			properties: {
+				from: { $ref: '#/$defs/City' },
+				to: { $ref: '#/$defs/City', description: 'Where to' },
+				n: { $ref: '#/definitions/a~1b' },
+				remote: { $ref: 'https://example.com/schema.json' },
+				broken: { $ref: '#/$defs/Nope' },
+			},
+		};
+		expect(toGeminiSchema(schema).properties).toEqual({
+			from: { type: 'STRING', description: 'A city' },
+			to: { type: 'STRING', description: 'Where to' },
+			n: { type: 'INTEGER' },
+			remote: {},
+			broken: {},
+		});
+	});
+
+	it('unrolls a recursive ref twice and then cuts it to a value of any type', () => {
+		const schema = {
+			type: 'object',
+			$defs: {
+				Node: object({ name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }),
+			},
+			properties: { root: { $ref: '#/$defs/Node' } },
+		};
+		expect(toGeminiSchema(schema).properties?.root).toEqual({
+			type: 'OBJECT',
+			properties: {
+				name: { type: 'STRING' },
+				children: {
+					type: 'ARRAY',
+					items: {
+						type: 'OBJECT',
+						properties: { name: { type: 'STRING' }, children: { type: 'ARRAY', items: {} } },
+					},
+				},
+			},
+		});
+		// A ref to the root itself ends too.
+		expect(geminiSchemaViolations(toGeminiSchema(object({ self: { $ref: '#' } })))).toEqual([]);
+	});
+
+	it('merges a simple allOf and drops one it cannot merge', () => {
+		const merged = property({
+			allOf: [{ $ref: '#/$defs/Base' }, object({ b: { type: 'integer' } }, { required: ['b'] })],
+			description: 'Both',
+		}, { $defs: { Base: object({ a: { type: 'string' } }, { required: ['a'] }) } });
+		expect(merged).toEqual({
+			type: 'OBJECT',
+			description: 'Both',
+			properties: { a: { type: 'STRING' }, b: { type: 'INTEGER' } },
+			required: ['a', 'b'],
+		});
+		expect(property({ allOf: [{ type: 'string' }, { type: 'integer' }], description: 'Impossible' })).toEqual({
+			description: 'Impossible',
+		});
+		expect(property({ type: 'object', allOf: [{ anyOf: [{ required: ['a'] }] }] })).toEqual({ type: 'OBJECT' });
+	});
+});
+
+describe('geminiSchemaViolations', () => {
+	it('accepts what Gemini reads', () => {
+		expect(
+			geminiSchemaViolations({
+				type: 'OBJECT',
+				properties: {
+					a: { type: 'STRING', enum: ['x'], format: 'enum', nullable: true, description: 'd' },
+					b: { type: 'ARRAY', items: { anyOf: [{ type: 'INTEGER', format: 'int32', minimum: 0 }, {}] }, minItems: 0 },
+				},
+				required: ['a'],
+			}),
+		).toEqual([]);
+	});
+
+	it.each<[string, unknown, string]>([
+		['a root that is not an object', { type: 'STRING' }, '/: parameters must be type OBJECT'],
+		['a JSON Schema type', { type: 'OBJECT', properties: { a: { type: 'string' } } }, '/properties/a: type "string" is not a Gemini type'],
+		['an unknown keyword', { type: 'OBJECT', additionalProperties: false }, '/: additionalProperties is not a Gemini Schema keyword'],
+		['a $ref', { type: 'OBJECT', properties: { a: { $ref: '#/x' } } }, '/properties/a: $ref is not a Gemini Schema keyword'],
+		['a keyword on the wrong type', { type: 'OBJECT', properties: { a: { type: 'STRING', items: { type: 'STRING' } } } }, '/properties/a: items needs type ARRAY'],
+		['an enum on a number', { type: 'OBJECT', properties: { a: { type: 'NUMBER', enum: ['1'] } } }, '/properties/a: enum needs type STRING'],
+		['an enum of numbers', { type: 'OBJECT', properties: { a: { type: 'STRING', enum: [1] } } }, '/properties/a: enum must be a non-empty list of strings'],
+		['a format Gemini does not know', { type: 'OBJECT', properties: { a: { type: 'STRING', format: 'email' } } }, '/properties/a: format "email" is not allowed for STRING'],
+		['an array without items', { type: 'OBJECT', properties: { a: { type: 'ARRAY' } } }, '/properties/a: ARRAY without items'],
+		['type beside anyOf', { type: 'OBJECT', properties: { a: { type: 'STRING', anyOf: [{ type: 'STRING' }] } } }, '/properties/a: type and anyOf together'],
+		['an empty anyOf', { type: 'OBJECT', properties: { a: { anyOf: [] } } }, '/properties/a: anyOf must be a non-empty list'],
+		['a required name not declared', { type: 'OBJECT', properties: {}, required: ['a'] }, '/: required names ["a"], which properties does not declare'],
+		['a count that is not one', { type: 'OBJECT', properties: { a: { type: 'ARRAY', items: {}, maxItems: -1 } } }, '/properties/a: maxItems must be a count'],
+		['a schema that is not an object', { type: 'OBJECT', properties: { a: true } }, '/properties/a: not a schema object'],
+	])('names %s', (_label, schema, violation) => {
+		expect(geminiSchemaViolations(schema)).toContain(violation);
+	});
+});
+
+describe('every converted schema obeys the rules', () => {
+	const fixtures = join(__dirname, '..', 'fixtures', 'dialects');
+	const fixtureSchemas = readdirSync(fixtures).flatMap((folder) =>
+		readdirSync(join(fixtures, folder))
+			.filter((file) => file.endsWith('.request.json'))
+			.flatMap((file) => {
+				const fixture = JSON.parse(readFileSync(join(fixtures, folder, file), 'utf8'));
+				return (fixture.conversation?.tools ?? []).map((tool: { name: string; inputSchema: JsonSchema }): [string, JsonSchema] => [
+					`${folder}/${file} ${tool.name}`,
+					tool.inputSchema,
+				]);
+			}),
+	);
+	const awkward: Array<[string, JsonSchema]> = [
+		['type arrays everywhere', object({ a: { type: ['array', 'object', 'null'] }, b: { type: ['null'] } })],
+		['enum without type', object({ a: { enum: [1, 'a', null, true, [1], { k: 1 }] } })],
+		['nested unions', object({ a: { anyOf: [{ oneOf: [{ type: 'string' }, { type: 'null' }] }, { allOf: [{ type: 'integer' }] }] } })],
+		['refs in items and unions', { $defs: { S: { type: 'string', format: 'uuid' } }, ...object({ a: { type: 'array', items: { anyOf: [{ $ref: '#/$defs/S' }, { type: 'null' }] } } }) }],
+		['garbage keywords', object({ a: { type: 'strnig' }, b: { required: 'a', properties: [] }, c: { type: 'array', items: 'x', minItems: 'one' } }, { required: 'a' })],
+		['inherited names', JSON.parse('{"type":"object","properties":{"__proto__":{"type":"constructor"},"b":{"allOf":[{"properties":{"__proto__":{"type":"string"}}}]}}}')],
+	];
+	it.each([...fixtureSchemas, ...awkward])('%s', (_label, schema) => {
+		expect(geminiSchemaViolations(toGeminiSchema(schema))).toEqual([]);
+	});
+});
