@@ -1,0 +1,44 @@
+import type { Conversation } from '../../conversation/types';
+import { historyToolNames } from '../toolNames';
+import { UnsupportedSettingError, type ModelSettings, type VendorRequest } from '../types';
+import { toOllamaMessages } from './messages';
+import { ollamaToolNames } from './names';
+import { toOllamaTools } from './tools';
+import type { OllamaChatRequest } from './wire';
+
+export function buildOllamaRequest(
+	conversation: Pick<Conversation, 'messages' | 'tools'>,
+	settings: ModelSettings,
+): VendorRequest<OllamaChatRequest> {
+	const { messages, tools } = conversation;
+	const names = ollamaToolNames(historyToolNames(conversation));
+	const vendorTools = toOllamaTools(tools, names, settings.strict);
+	const body: OllamaChatRequest = {
+		model: settings.model,
+		messages: toOllamaMessages(messages, names),
+		stream: settings.stream,
+	};
+	// parallelToolCalls is not read: Ollama has no such switch, the model decides.
+	if (tools.length > 0 && offersTools(settings)) body.tools = vendorTools.tools;
+	const options = {
+		...(settings.temperature !== undefined && { temperature: settings.temperature }),
+		...(settings.maxTokens !== undefined && { num_predict: settings.maxTokens }),
+	};
+	if (Object.keys(options).length > 0) body.options = options;
+	return { body, names, notStrict: vendorTools.notStrict };
+}
+
+/**
+ * Ollama has no tool choice (its OpenAI-compatible /v1 reads none either). "none" is kept by not
+ * offering the tools, since the model cannot call what it is not offered; a required or named tool
+ * cannot be forced, and saying so beats a model that quietly answers in text.
+ */
+function offersTools({ toolChoice }: ModelSettings): boolean {
+	if (toolChoice === 'auto') return true;
+	if (toolChoice === 'none') return false;
+	const asked = toolChoice === 'required' ? 'a tool call ("required")' : `the tool "${toolChoice.name}"`;
+	throw new UnsupportedSettingError(
+		`Ollama's /api/chat has no tool choice: it cannot be made to call ${asked}. Set Tool Choice to "auto" (the model decides) or "none".`,
+	);
+}
+

@@ -1,0 +1,508 @@
+import type { Conversation, Message, Tool } from '../../lib/conversation/types';
+import { ollamaDialect } from '../../lib/dialects/ollama';
+import { OLLAMA_BASE_URL } from '../../lib/dialects/ollama/http';
+import { ollamaToolNames } from '../../lib/dialects/ollama/names';
+import type { OllamaChatResponse } from '../../lib/dialects/ollama/wire';
+import { UnsupportedSettingError, type ModelSettings } from '../../lib/dialects/types';
+
+// The vendor bodies below are written by hand in the shape of Ollama's Go types (api/types.go) and
+// the examples of its API reference (docs/api.md); none is a capture.
+
+const weather: Tool = {
+	name: 'weather.get',
+	description: 'Current weather',
+	inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+	server: 'weather',
+	mcpName: 'weather.get',
+	annotations: { readOnlyHint: true },
+	outputSchema: { type: 'object' },
+};
+const echo: Tool = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+
+const settings: ModelSettings = { model: 'qwen3:8b', toolChoice: 'auto', stream: false };
+const user: Message = { role: 'user', content: 'Weather in Oslo?' };
+
+function build(conversation: Pick<Conversation, 'messages' | 'tools'>, overrides: Partial<ModelSettings> = {}) {
+	return ollamaDialect.buildRequest(conversation, { ...settings, ...overrides });
+}
+
+describe('buildRequest', () => {
+	it('offers the tools for "auto" and leaves them out for "none"', () => {
+		expect(build({ tools: [weather], messages: [user] }).body.tools).toHaveLength(1);
+		expect(build({ tools: [weather], messages: [user] }, { toolChoice: 'none' }).body).toEqual({
+			model: 'qwen3:8b',
+			messages: [user],
+			stream: false,
+		});
+	});
+
+	it.each<[string, ModelSettings['toolChoice'], string]>([
+		['required', 'required', 'a tool call ("required")'],
+		['a named tool', { name: 'weather.get' }, 'the tool "weather.get"'],
+	])('refuses %s, which Ollama cannot force', (_label, toolChoice, asked) => {
+		const attempt = () => build({ tools: [weather], messages: [user] }, { toolChoice });
+		expect(attempt).toThrow(UnsupportedSettingError);
+		expect(attempt).toThrow(
+			`Ollama's /api/chat has no tool choice: it cannot be made to call ${asked}. Set Tool Choice to "auto" (the model decides) or "none".`,
+		);
+	});
+
+	it('ignores the tool choice when no tools are offered, as there is nothing to choose', () => {
+		expect(build({ tools: [], messages: [user] }, { toolChoice: 'required' }).body).toEqual({
+			model: 'qwen3:8b',
+			messages: [user],
+			stream: false,
+		});
+	});
+
+	it('always sends stream, because Ollama streams unless told not to', () => {
+		expect(build({ tools: [], messages: [] }).body.stream).toBe(false);
+		expect(build({ tools: [], messages: [] }, { stream: true }).body.stream).toBe(true);
+	});
+
+	it('ignores parallelToolCalls, which Ollama has no switch for', () => {
+		const plain = build({ tools: [weather], messages: [user] });
+		expect(build({ tools: [weather], messages: [user] }, { parallelToolCalls: false }).body).toEqual(plain.body);
+	});
+
+	it('puts temperature and the token limit in options, and sends no options without them', () => {
+		expect(build({ tools: [], messages: [] }, { maxTokens: 64 }).body.options).toEqual({ num_predict: 64 });
+		expect(build({ tools: [], messages: [] }, { temperature: 0 }).body.options).toEqual({ temperature: 0 });
+		expect(build({ tools: [], messages: [] }).body).not.toHaveProperty('options');
+	});
+
+	it('names no tool as not strict unless strict schemas were asked for', () => {
+		expect(build({ tools: [weather], messages: [] }).notStrict).toEqual([]);
+		expect(build({ tools: [weather], messages: [] }, { strict: true }).notStrict).toEqual([
+			{ name: 'weather.get', reason: 'Ollama has no strict mode' },
+		]);
+	});
+
+	it('sends none of our own keys', () => {
+		const { body } = build({
+			tools: [weather],
+			messages: [
+				user,
+				{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather.get', arguments: '{}' } }] },
+				{
+					role: 'tool',
+					tool_call_id: 'c1',
+					content: 'failed',
+					isError: true,
+					name: 'weather.get',
+					structuredContent: { a: 1 },
+					attachments: [{ binaryProperty: 'data', kind: 'image', mimeType: 'image/png' }],
+				},
+			],
+		});
+		expect(JSON.stringify(body)).not.toMatch(/structuredContent|attachments|isError|mcpName|annotations|outputSchema|"server"/);
+	});
+});
+
+describe('tool names', () => {
+	it('maps dotted MCP names to legal names and back', () => {
+		const names = ollamaToolNames(['weather.get', 'fs.read file', 'echo']);
+		expect(names.toVendor('weather.get')).toBe('weather_get');
+		expect(names.toVendor('fs.read file')).toBe('fs_read_file');
+		expect(names.toVendor('echo')).toBe('echo');
+		expect(names.fromVendor('weather_get')).toBe('weather.get');
+		expect(names.fromVendor('fs_read_file')).toBe('fs.read file');
+		expect(names.fromVendor('unknown_tool')).toBe('unknown_tool');
+	});
+
+	it("keeps an MCP tool apart from the gpt-oss built-in Ollama keeps under the same name", () => {
+		expect(ollamaToolNames(['browser.search']).toVendor('browser.search')).toBe('browser_search');
+	});
+
+	it('maps a history call to a tool no longer offered to a legal name', () => {
+		const { body, names } = build({
+			tools: [],
+			messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'old.tool', arguments: '{}' } }] }],
+		});
+		expect(body.messages[0].tool_calls?.[0].function.name).toBe('old_tool');
+		expect(names.fromVendor('old_tool')).toBe('old.tool');
+	});
+});
+
+describe('tool schemas', () => {
+	const schemaOf = (inputSchema: Record<string, unknown>) =>
+		build({ tools: [{ name: 't', inputSchema }], messages: [] }).body.tools?.[0].function.parameters;
+
+	it('sends a schema Ollama can read as it is, keywords Ollama ignores included', () => {
+		const schema = {
+			type: 'object',
+			properties: { when: { type: ['string', 'null'], format: 'date-time', anyOf: [{ type: 'string' }] } },
+			required: ['when'],
+			additionalProperties: false,
+			$defs: { x: { type: 'number' } },
+		};
+		expect(schemaOf(schema)).toEqual(schema);
+	});
+
+	it('gives a tool without a schema an empty object schema', () => {
+		expect(schemaOf({})).toEqual({ type: 'object', properties: {} });
+	});
+
+	it('leaves out the values Ollama cannot decode, which would fail the whole request', () => {
+		const schema = {
+			type: 'object',
+			properties: {
+				// A schemars-style `true` allows anything; a `false` property can never be given.
+				data: true,
+				never: false,
+				shape: {
+					type: 'object',
+					description: { text: 'not a string' },
+					required: { circle: ['radius'] },
+					enum: 'circle',
+					properties: [],
+					anyOf: [true, false, { type: 'object', properties: { radius: { type: 7 } } }, 'x'],
+					// Free-form in Ollama's types, so anything inside is sent unchanged.
+					items: { type: 7 },
+				},
+				label: { type: ['string', 3] },
+			},
+			required: 'data',
+		};
+		expect(schemaOf(schema)).toEqual({
+			type: 'object',
+			properties: {
+				data: {},
+				shape: {
+					type: 'object',
+					anyOf: [{}, { type: 'object', properties: { radius: {} } }],
+					items: { type: 7 },
+				},
+				label: {},
+			},
+		});
+		// The tool's own schema is not changed.
+		expect(schema.properties.data).toBe(true);
+	});
+
+	it('sends the root type only as one string, which is all Ollama reads there', () => {
+		expect(schemaOf({ type: ['object'], properties: {} })).toEqual({ properties: {} });
+	});
+});
+
+describe('messages', () => {
+	const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
+
+	it('names each result after the call it answers, in the latest turn when made-up ids repeat', () => {
+		const { body } = build({
+			tools: [weather, echo],
+			messages: [
+				{ role: 'assistant', content: null, tool_calls: [call('call_0', 'weather.get', '{"city":"Oslo"}')] },
+				{ role: 'tool', tool_call_id: 'call_0', content: '3 °C' },
+				{ role: 'assistant', content: null, tool_calls: [call('call_0', 'echo', '{"text":"hi"}')] },
+				{ role: 'tool', tool_call_id: 'call_0', content: 'hi' },
+			],
+		});
+		expect(body.messages.filter((message) => message.role === 'tool')).toEqual([
+			{ role: 'tool', content: '3 °C', tool_name: 'weather_get', tool_call_id: 'call_0' },
+			{ role: 'tool', content: 'hi', tool_name: 'echo', tool_call_id: 'call_0' },
+		]);
+	});
+
+	it("falls back to a result's own name when no call matches its id, and sends none without", () => {
+		const { body } = build({
+			tools: [],
+			messages: [
+				{ role: 'tool', tool_call_id: 'lost', content: 'x', name: 'weather.get' },
+				{ role: 'tool', tool_call_id: 'lost', content: 'y' },
+			],
+		});
+		expect(body.messages).toEqual([
+			{ role: 'tool', content: 'x', tool_name: 'weather_get', tool_call_id: 'lost' },
+			{ role: 'tool', content: 'y', tool_call_id: 'lost' },
+		]);
+	});
+
+	it('sends arguments as objects, {} for text that is no JSON object, and the position of each call as index', () => {
+		const { body } = build({
+			tools: [echo],
+			messages: [
+				{
+					role: 'assistant',
+					content: 'Calling.',
+					tool_calls: [call('a', 'echo', '{"text":"hi"}'), call('b', 'echo', '[1]'), call('c', 'echo', "{'text':1}"), call('d', 'echo', '  ')],
+				},
+			],
+		});
+		expect(body.messages[0]).toEqual({
+			role: 'assistant',
+			content: 'Calling.',
+			tool_calls: [
+				{ id: 'a', function: { index: 0, name: 'echo', arguments: { text: 'hi' } } },
+				{ id: 'b', function: { index: 1, name: 'echo', arguments: {} } },
+				{ id: 'c', function: { index: 2, name: 'echo', arguments: {} } },
+				{ id: 'd', function: { index: 3, name: 'echo', arguments: {} } },
+			],
+		});
+	});
+
+	it('sends content "" for no text and leaves out an empty call list', () => {
+		const { body } = build({ tools: [], messages: [{ role: 'assistant', content: null, tool_calls: [] }] });
+		expect(body.messages).toEqual([{ role: 'assistant', content: '' }]);
+	});
+
+	it("sends back the thinking this dialect kept, and ignores other dialects' vendorTurn", () => {
+		const { body } = build({
+			tools: [],
+			messages: [
+				{ role: 'assistant', content: 'A', vendorTurn: { dialect: 'ollama', content: [{ thinking: 'Because.' }] } },
+				{ role: 'assistant', content: 'B', vendorTurn: { dialect: 'anthropic', content: [{ type: 'thinking', thinking: 'Hidden.' }] } },
+				{ role: 'assistant', content: 'C', vendorTurn: { dialect: 'ollama', content: [{ other: 1 }] } },
+			],
+		});
+		expect(body.messages).toEqual([
+			{ role: 'assistant', content: 'A', thinking: 'Because.' },
+			{ role: 'assistant', content: 'B' },
+			{ role: 'assistant', content: 'C' },
+		]);
+	});
+});
+
+function response(message: Record<string, unknown>, extra: Record<string, unknown> = {}): OllamaChatResponse {
+	return {
+		model: 'qwen3:8b',
+		created_at: '2026-03-02T10:00:00Z',
+		message: { role: 'assistant', content: '', ...message },
+		done: true,
+		done_reason: 'stop',
+		prompt_eval_count: 20,
+		eval_count: 5,
+		...extra,
+	};
+}
+
+describe('parseResponse', () => {
+	const names = ollamaToolNames(['weather.get', 'echo']);
+	const usage = { prompt_eval_count: 20, eval_count: 5 };
+
+	it('reads calls sent in odd ways: arguments as text, missing arguments, no name, repeated ids', () => {
+		const body = response({
+			tool_calls: [
+				{ id: 'call_a', function: { name: 'echo', arguments: '{"text":"hi"}' } },
+				{ function: { name: 'echo' } },
+				{ id: 'call_a', function: { arguments: { x: 1 } } },
+				null,
+			],
+		});
+		expect(ollamaDialect.parseResponse(body, names)).toEqual({
+			message: {
+				role: 'assistant',
+				content: null,
+				tool_calls: [
+					{ id: 'call_a', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } },
+					{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '' } },
+					{ id: 'call_2', type: 'function', function: { name: '', arguments: '{"x":1}' } },
+					{ id: 'call_3', type: 'function', function: { name: '', arguments: '' } },
+				],
+			},
+			toolCalls: [
+				{ id: 'call_a', name: 'echo', arguments: { text: 'hi' }, rawArguments: '{"text":"hi"}' },
+				{ id: 'call_1', name: 'echo', arguments: {}, rawArguments: '' },
+				{ id: 'call_2', name: '', arguments: { x: 1 }, rawArguments: '{"x":1}' },
+				{ id: 'call_3', name: '', arguments: {}, rawArguments: '' },
+			],
+			finish: 'tool_calls',
+			finishReason: 'stop',
+			usage,
+		});
+	});
+
+	it('does not guess calls out of text: a call written as JSON content stays text', () => {
+		const content = '{"name": "weather_get", "parameters": {"city": "Oslo"}}';
+		expect(ollamaDialect.parseResponse(response({ content }), names)).toEqual({
+			message: { role: 'assistant', content },
+			toolCalls: [],
+			finish: 'stop',
+			finishReason: 'stop',
+			usage,
+		});
+	});
+
+	it('keeps text sent beside calls, and no vendorTurn without thinking', () => {
+		const turn = ollamaDialect.parseResponse(
+			response({ content: 'Let me check.', thinking: '', tool_calls: [{ function: { name: 'echo', arguments: {} } }] }),
+			names,
+		);
+		expect(turn.message).toEqual({
+			role: 'assistant',
+			content: 'Let me check.',
+			tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'echo', arguments: '{}' } }],
+		});
+	});
+
+	it.each([
+		['load', 'other'],
+		['unload', 'other'],
+		['length', 'length'],
+		['something_new', 'other'],
+	])('maps done_reason %s to %s', (reason, finish) => {
+		expect(ollamaDialect.parseResponse(response({ content: 'x' }, { done_reason: reason }), names)).toMatchObject({
+			finish,
+			finishReason: reason,
+		});
+	});
+
+	it('leaves out usage when the body has no counts, and ignores a tool_calls that is no list', () => {
+		const body = { message: { role: 'assistant', content: 'x', tool_calls: { name: 'echo' } }, done: true } as unknown as OllamaChatResponse;
+		expect(ollamaDialect.parseResponse(body, names)).toEqual({
+			message: { role: 'assistant', content: 'x' },
+			toolCalls: [],
+			finish: 'other',
+			finishReason: null,
+		});
+	});
+
+	it.each<[string, unknown, string]>([
+		['an Ollama error body', { error: 'model "nope" not found, try pulling it first' }, 'The model API returned an error: model "nope" not found, try pulling it first'],
+		[
+			'the error of a call the model broke',
+			{ error: 'error parsing tool call: raw=\'{"city":"Oslo"\', err=unexpected end of JSON input' },
+			'The model API returned an error: error parsing tool call: raw=\'{"city":"Oslo"\', err=unexpected end of JSON input',
+		],
+		['an error object', { error: { message: 'unauthorized' } }, 'The model API returned an error: unauthorized'],
+		['no message', { model: 'm', done: true }, 'The model API response has no message: {"model":"m","done":true}'],
+		['not an object', 'Bad Gateway', 'The model API returned an error: not a JSON object: "Bad Gateway"'],
+	])('throws a clear error for %s', (_label, body, message) => {
+		expect(() => ollamaDialect.parseResponse(body as OllamaChatResponse, names)).toThrow(new Error(message));
+	});
+});
+
+function assemble(lines: unknown[]) {
+	const assembler = ollamaDialect.createStreamAssembler();
+	for (const line of lines) assembler.push(line as OllamaChatResponse);
+	return assembler;
+}
+
+describe('createStreamAssembler', () => {
+	const names = ollamaToolNames(['weather.get', 'echo']);
+	const piece = (message: Record<string, unknown>) => ({
+		model: 'qwen3:8b',
+		created_at: '2026-03-02T10:00:00Z',
+		message: { role: 'assistant', content: '', ...message },
+		done: false,
+	});
+	const last = { model: 'qwen3:8b', created_at: '2026-03-02T10:00:01Z', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', eval_count: 5 };
+
+	it('folds the lines into the body Ollama returns when not streaming', () => {
+		const assembler = assemble([
+			piece({ thinking: 'Hm' }),
+			piece({ thinking: 'm.' }),
+			piece({ tool_calls: [{ id: 'a', function: { index: 0, name: 'echo', arguments: {} } }] }),
+			piece({ content: 'Done', tool_calls: [{ id: 'b', function: { index: 1, name: 'weather_get', arguments: { city: 'Oslo' } } }] }),
+			last,
+		]);
+		expect(assembler.finished()).toBe(true);
+		expect(assembler.result()).toEqual({
+			...last,
+			message: {
+				role: 'assistant',
+				content: 'Done',
+				thinking: 'Hmm.',
+				tool_calls: [
+					{ id: 'a', function: { index: 0, name: 'echo', arguments: {} } },
+					{ id: 'b', function: { index: 1, name: 'weather_get', arguments: { city: 'Oslo' } } },
+				],
+			},
+		});
+	});
+
+	it('is not finished when the stream ends before the done line', () => {
+		const assembler = assemble([piece({ content: 'It is 3' }), piece({ content: ' °C' })]);
+		expect(assembler.finished()).toBe(false);
+		expect(ollamaDialect.parseResponse(assembler.result(), names)).toEqual({
+			message: { role: 'assistant', content: 'It is 3 °C' },
+			toolCalls: [],
+			finish: 'other',
+			finishReason: null,
+		});
+	});
+
+	it('carries an error line that arrives mid-stream to the parser', () => {
+		const assembler = assemble([piece({ content: 'Hel' }), { error: 'an error was encountered while running the model' }]);
+		expect(assembler.finished()).toBe(false);
+		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow(
+			'The model API returned an error: an error was encountered while running the model',
+		);
+	});
+
+	it('reports a line that is no JSON object as an error', () => {
+		const assembler = assemble([piece({ content: 'Hel' }), 42, last]);
+		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow('The model API returned an error: not a JSON object: 42');
+	});
+
+	it('yields a body without message for an empty stream, which the parser refuses', () => {
+		const assembler = assemble([]);
+		expect(assembler.finished()).toBe(false);
+		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow('The model API response has no message: {}');
+	});
+});
+
+describe('http', () => {
+	const endpoint = { baseUrl: OLLAMA_BASE_URL, headers: {} };
+
+	it('calls /api/chat and lists models at /api/tags, local Ollama by default', () => {
+		expect(OLLAMA_BASE_URL).toBe('http://localhost:11434');
+		expect(ollamaDialect.http.url(endpoint, 'qwen3:8b', true)).toBe('http://localhost:11434/api/chat');
+		expect(ollamaDialect.http.url({ baseUrl: 'https://ollama.com', headers: {} }, 'gpt-oss:120b', false)).toBe('https://ollama.com/api/chat');
+		expect(ollamaDialect.http.modelsUrl(endpoint)).toBe('http://localhost:11434/api/tags');
+	});
+
+	it('sends no auth without a key, a bearer token with one, and the extra headers', () => {
+		expect(ollamaDialect.http.headers(endpoint)).toEqual({});
+		expect(ollamaDialect.http.headers({ baseUrl: 'https://ollama.com', apiKey: 'k-1', headers: { 'x-team': 'a' } })).toEqual({
+			authorization: 'Bearer k-1',
+			'x-team': 'a',
+		});
+	});
+
+	it('reads streams as one JSON object per line', () => {
+		expect(ollamaDialect.http.streamFraming).toBe('ndjson');
+	});
+
+	it("reads Ollama's error bodies and nothing else as errors", () => {
+		expect(ollamaDialect.http.errorMessage({ error: 'model is required' })).toBe('model is required');
+		expect(ollamaDialect.http.errorMessage(response({ content: 'x' }))).toBeUndefined();
+		expect(ollamaDialect.http.errorMessage('Bad Gateway')).toBeUndefined();
+	});
+
+	it('reads the model names from /api/tags', () => {
+		const body = {
+			models: [
+				{ name: 'qwen3:8b', model: 'qwen3:8b', modified_at: '2026-02-01T10:00:00Z', size: 5225388164, digest: 'abc', details: { family: 'qwen3' } },
+				{ model: 'llama3.2:latest' },
+				{ name: '' },
+				'junk',
+			],
+		};
+		expect(ollamaDialect.http.parseModels(body)).toEqual(['qwen3:8b', 'llama3.2:latest']);
+		expect(ollamaDialect.http.parseModels({ error: 'x' })).toEqual([]);
+	});
+});
+
+describe('ollamaDialect round trip', () => {
+	it('sends the calls back under vendor names with their ids, and the thinking beside them', () => {
+		const { names } = build({ tools: [weather], messages: [user] });
+		const turn = ollamaDialect.parseResponse(
+			response({ thinking: 'Need the weather.', tool_calls: [{ id: 'call_x1', function: { index: 0, name: 'weather_get', arguments: { city: 'Oslo' } } }] }),
+			names,
+		);
+		const next = build({
+			tools: [weather],
+			messages: [user, turn.message, { role: 'tool', tool_call_id: 'call_x1', content: '3 °C' }],
+		});
+		expect(next.body.messages.slice(1)).toEqual([
+			{
+				role: 'assistant',
+				content: '',
+				thinking: 'Need the weather.',
+				tool_calls: [{ id: 'call_x1', function: { index: 0, name: 'weather_get', arguments: { city: 'Oslo' } } }],
+			},
+			{ role: 'tool', content: '3 °C', tool_name: 'weather_get', tool_call_id: 'call_x1' },
+		]);
+	});
+});
