@@ -1,0 +1,68 @@
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { AssistantMessage, Message } from '../../conversation/types';
+import { canonicalJson } from '../../json/canonical';
+import type { ToolNameMap } from '../types';
+import { readOutput } from './response';
+
+export interface ResponsesInput {
+	instructions?: string;
+	input: ResponseInputItem[];
+}
+
+/**
+ * Our messages as Responses input, our own keys stripped and tool names mapped. System messages go
+ * to `instructions`, the field the API has for them: it means the same to every model, where a
+ * `system` or `developer` input item depends on the model and the server. Calls and results are
+ * items of their own, matched on call_id.
+ */
+export function toResponsesInput(messages: readonly Message[], names: ToolNameMap): ResponsesInput {
+	const system = messages.flatMap((message) => (message.role === 'system' ? [message.content] : []));
+	return {
+		...(system.length > 0 && { instructions: system.join('\n\n') }),
+		input: messages.flatMap((message) => toInputItems(message, names)),
+	};
+}
+
+function toInputItems(message: Message, names: ToolNameMap): ResponseInputItem[] {
+	switch (message.role) {
+		case 'system':
+			return [];
+		case 'user':
+			return [{ role: 'user', content: message.content }];
+		case 'tool':
+			// isError needs no marker: the text already says the call failed.
+			return [{ type: 'function_call_output', call_id: message.tool_call_id, output: message.content }];
+		case 'assistant':
+			return echoedTurn(message, names) ?? rebuiltTurn(message, names);
+	}
+}
+
+/**
+ * A turn this dialect wrote, sent back as the vendor's own items: its reasoning items (encrypted
+ * content and all) must come back before the calls they led to. Only while those items still say what
+ * the neutral message says: an edited message, or a name the current map spells differently, is rebuilt.
+ */
+function echoedTurn(message: AssistantMessage, names: ToolNameMap): ResponseInputItem[] | undefined {
+	const turn = message.vendorTurn;
+	if (turn?.dialect !== 'openaiResponses' || !Array.isArray(turn.content)) return undefined;
+	const reading = readOutput(turn.content, names);
+	const agrees =
+		reading.content === message.content &&
+		canonicalJson(reading.assistantCalls) === canonicalJson(message.tool_calls ?? []);
+	return agrees ? (turn.content as ResponseInputItem[]) : undefined;
+}
+
+/** The neutral turn as input items; calls carry no item id (fc_…), which the neutral form does not hold. */
+function rebuiltTurn(message: AssistantMessage, names: ToolNameMap): ResponseInputItem[] {
+	const text: ResponseInputItem[] = message.content ? [{ role: 'assistant', content: message.content }] : [];
+	const calls = (message.tool_calls ?? []).map(
+		(call): ResponseInputItem => ({
+			type: 'function_call',
+			call_id: call.id,
+			name: names.toVendor(call.function.name),
+			// "" means no arguments; a server that parses history arguments fails on it.
+			arguments: call.function.arguments.trim() === '' ? '{}' : call.function.arguments,
+		}),
+	);
+	return [...text, ...calls];
+}

@@ -1,0 +1,50 @@
+import type { ResponseCreateParamsBase, ToolChoiceFunction, ToolChoiceOptions } from 'openai/resources/responses/responses';
+import type { Conversation } from '../../conversation/types';
+import { historyToolNames } from '../toolNames';
+import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { toResponsesInput } from './messages';
+import { responsesToolNames } from './names';
+import { toResponsesTools } from './tools';
+
+export interface ResponsesRequestOptions {
+	/**
+	 * Ask for reasoning items with their encrypted content (`include: ["reasoning.encrypted_content"]`).
+	 * Under store:false that is the only way a reasoning model's reasoning reaches its next turn; but
+	 * models without reasoning (gpt-4o, gpt-4.1) refuse the request with a 400, so it is off by default.
+	 */
+	encryptedReasoning?: boolean;
+}
+
+export function buildResponsesRequest(
+	conversation: Pick<Conversation, 'messages' | 'tools'>,
+	settings: ModelSettings,
+	options: ResponsesRequestOptions = {},
+): VendorRequest<ResponseCreateParamsBase> {
+	const { messages, tools } = conversation;
+	const names = responsesToolNames(historyToolNames(conversation));
+	const vendorTools = toResponsesTools(tools, names, settings.strict);
+	const { instructions, input } = toResponsesInput(messages, names);
+	const body: ResponseCreateParamsBase = {
+		model: settings.model,
+		...(instructions !== undefined && { instructions }),
+		input,
+		stream: settings.stream,
+		// The whole conversation travels on the n8n item and is sent each turn, so nothing needs
+		// keeping at OpenAI, which stores every response unless told not to.
+		store: false,
+	};
+	if (tools.length > 0) {
+		body.tools = vendorTools.tools;
+		body.tool_choice = toResponsesToolChoice(settings.toolChoice, names);
+		if (settings.parallelToolCalls !== undefined) body.parallel_tool_calls = settings.parallelToolCalls;
+	}
+	if (settings.temperature !== undefined) body.temperature = settings.temperature;
+	if (settings.maxTokens !== undefined) body.max_output_tokens = settings.maxTokens;
+	if (options.encryptedReasoning) body.include = ['reasoning.encrypted_content'];
+	return { body, names, notStrict: vendorTools.notStrict };
+}
+
+function toResponsesToolChoice(choice: ToolChoice, names: ToolNameMap): ToolChoiceOptions | ToolChoiceFunction {
+	if (typeof choice === 'string') return choice;
+	return { type: 'function', name: names.toVendor(choice.name) };
+}

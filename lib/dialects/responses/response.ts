@@ -1,0 +1,87 @@
+import type { Response as ResponsesBody } from 'openai/resources/responses/responses';
+import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conversation/types';
+import { collectToolCalls } from '../calls';
+import { excerpt, isRecord } from '../json';
+import { openaiErrorMessage } from '../openai/http';
+import type { ModelTurn, ToolNameMap } from '../types';
+import { responsesFinish } from './finish';
+
+export interface OutputReading {
+	content: string | null;
+	assistantCalls: AssistantToolCall[];
+	toolCalls: PendingToolCall[];
+}
+
+/**
+ * A Responses body to a ModelTurn. The body is read as untrusted JSON: compatible servers leave out
+ * ids and statuses, send arguments as objects, or answer with an error body and status 200.
+ */
+export function parseResponsesResponse(body: ResponsesBody, names: ToolNameMap): ModelTurn {
+	const failure = isRecord(body) ? (openaiErrorMessage(body) ?? failedWithoutError(body)) : `not a JSON object: ${excerpt(body)}`;
+	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	if (!Array.isArray(body.output)) throw new Error(`The model API response has no output array: ${excerpt(body)}`);
+
+	const { content, assistantCalls, toolCalls } = readOutput(body.output, names);
+	const status = typeof body.status === 'string' ? body.status : null;
+	const reason = body.incomplete_details?.reason ?? null;
+	const vendorTurn = echoableTurn(body.output, status);
+	return {
+		message: {
+			role: 'assistant',
+			content,
+			...(assistantCalls.length > 0 && { tool_calls: assistantCalls }),
+			...(vendorTurn && { vendorTurn }),
+		},
+		toolCalls,
+		finish: responsesFinish(status, reason, toolCalls.length > 0),
+		// The most precise word the vendor gave: why it stopped early, else the status.
+		finishReason: status === 'incomplete' && reason ? reason : status,
+		...(isRecord(body.usage) && { usage: body.usage as unknown as Record<string, unknown> }),
+	};
+}
+
+/**
+ * Output items to our neutral turn: the text of the messages and the function calls, names mapped
+ * back. A call's id is its call_id, which its function_call_output must name (the item id fc_… is not).
+ */
+export function readOutput(output: readonly unknown[], names: ToolNameMap): OutputReading {
+	const items = output.filter(isRecord);
+	const texts = items.filter((item) => item.type === 'message').flatMap(messageText);
+	const { assistantCalls, toolCalls } = collectToolCalls(
+		items
+			.filter((item) => item.type === 'function_call')
+			.map((call) => ({ id: call.call_id, name: call.name, arguments: call.arguments })),
+		names,
+	);
+	// Two messages (commentary, then the answer) read as two paragraphs.
+	const text = texts.length > 0 ? texts.join('\n\n') : null;
+	// Streams open a message before its text; "" beside calls says nothing, and null keeps both paths alike.
+	return { content: text === '' && assistantCalls.length > 0 ? null : text, assistantCalls, toolCalls };
+}
+
+/** A message's text parts joined; a refusal is the model's answer in strict mode and is kept as the text. */
+function messageText(message: Record<string, unknown>): string[] {
+	if (typeof message.content === 'string') return [message.content];
+	const parts = Array.isArray(message.content) ? message.content.filter(isRecord) : [];
+	const texts = parts
+		.map((part) => (part.type === 'output_text' ? part.text : part.type === 'refusal' ? part.refusal : undefined))
+		.filter((text): text is string => typeof text === 'string');
+	return texts.length > 0 ? [texts.join('')] : [];
+}
+
+function failedWithoutError(body: Record<string, unknown>): string | undefined {
+	return body.status === 'failed' ? `the response failed without saying why: ${excerpt(body)}` : undefined;
+}
+
+/**
+ * The output as our vendorTurn when it holds what the neutral form cannot: reasoning items. Only with
+ * their encrypted content (asked for with include), for under store:false an item that is only an id
+ * is refused as "not found"; and only from a completed turn, as a reasoning item must be followed by
+ * the item it led to.
+ */
+function echoableTurn(output: unknown[], status: string | null): VendorTurn | undefined {
+	const hasEncryptedReasoning = output.some(
+		(item) => isRecord(item) && item.type === 'reasoning' && typeof item.encrypted_content === 'string',
+	);
+	return hasEncryptedReasoning && status === 'completed' ? { dialect: 'openaiResponses', content: output } : undefined;
+}
