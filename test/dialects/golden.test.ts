@@ -10,12 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conversation } from '../../lib/conversation/types';
-import { openaiDialect } from '../../lib/dialects/openai';
+import { DIALECTS as dialects } from '../../lib/dialects/registry';
 import type { Dialect, ModelSettings } from '../../lib/dialects/types';
-
-const dialects: Record<string, Dialect> = {
-	openaiChat: openaiDialect as Dialect,
-};
 
 const root = join(__dirname, '..', 'fixtures', 'dialects');
 const read = (dir: string, file: string) => JSON.parse(readFileSync(join(root, dir, file), 'utf8'));
@@ -44,7 +40,7 @@ it('has fixtures for every dialect and a dialect for every fixture folder', () =
 });
 
 describe.each(folders)('%s', (folder) => {
-	const dialect = dialects[folder];
+	const dialect = dialects[folder as keyof typeof dialects];
 	const files = readdirSync(join(root, folder)).sort();
 	const cases = (kind: string) => files.filter((file) => file.endsWith(`.${kind}.json`));
 
