@@ -9,8 +9,23 @@
  * unconsumed, then exits. Runs on Node 24's built-in type stripping: no build step.
  */
 import { writeFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
 import { parseArgs } from 'node:util';
-import { reply, startChatCompletionsStandIn, type Turn } from '../test/support/chatCompletionsStandIn.ts';
+import type { Turn } from '../test/support/chatCompletionsStandIn.ts';
+
+// The stand-in's modules import each other without file extensions, as the TypeScript build wants;
+// Node's type stripping needs them, so `.ts` is added where a relative import finds no file.
+registerHooks({
+	resolve(specifier, context, nextResolve) {
+		try {
+			return nextResolve(specifier, context);
+		} catch (error) {
+			if (!specifier.startsWith('.')) throw error;
+			return nextResolve(`${specifier}.ts`, context);
+		}
+	},
+});
+const { reply, startChatCompletionsStandIn } = await import('../test/support/chatCompletionsStandIn.ts');
 
 /** What the model "says" in each scenario; the e2e script checks n8n's output against these. */
 export const SCENARIOS: Record<string, { turns: () => Turn[]; answer: string }> = {
