@@ -5,24 +5,29 @@ import type {
 	INodeCredentialTestResult,
 	INodeListSearchResult,
 } from 'n8n-workflow';
-import { listModels } from '../../lib/model/openaiCompatible';
-import { CREDENTIAL_TYPE, endpointFromCredentials } from './endpoint';
+import { listModels } from '../../lib/model/transport';
+import { n8nHttpSend, n8nLegacyHttpSend } from '../shared/modelHttp';
+import { endpointFromCredentials, providerIdOfCredential, providerOf } from './providers';
 
 const EDITOR_CALL = { timeoutMs: 15_000, maxRetries: 1 };
 
 export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const models = await listModels(endpointFromCredentials(await this.getCredentials(CREDENTIAL_TYPE)), EDITOR_CALL);
+	const provider = providerOf(this.getNodeParameter('provider', 'openaiChat') as string);
+	const endpoint = endpointFromCredentials(provider, await this.getCredentials(provider.credentialType));
+	const models = await listModels(provider.dialect({}), endpoint, { ...EDITOR_CALL, send: n8nHttpSend(this.helpers) });
 	const needle = filter?.toLowerCase() ?? '';
 	return { results: models.filter((id) => id.toLowerCase().includes(needle)).map((id) => ({ name: id, value: id })) };
 }
 
-/** Lists the endpoint's models with the credential being saved. */
-export async function openAiCompatibleModels(
+/** Lists the endpoint's models with the credential being saved, whichever vendor it is for. */
+export async function modelApiConnection(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	try {
-		const models = await listModels(endpointFromCredentials(credential.data ?? {}), EDITOR_CALL);
+		const provider = providerOf(providerIdOfCredential(credential.type));
+		const endpoint = endpointFromCredentials(provider, credential.data ?? {});
+		const models = await listModels(provider.dialect({}), endpoint, { ...EDITOR_CALL, send: n8nLegacyHttpSend(this.helpers) });
 		const shown = models.slice(0, 5).join(', ');
 		return { status: 'OK', message: `Connected: ${models.length} models${shown ? ` (${shown}${models.length > 5 ? ', …' : ''})` : ''}` };
 	} catch (error) {

@@ -3,6 +3,7 @@ import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
 import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
 
 export interface NodeSettings {
+	provider: string;
 	model: ModelSettings;
 	request: OpenAIRequestOptions;
 	timeoutMs: number;
@@ -30,6 +31,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 	const model = String(context.getNodeParameter('model', itemIndex, '', { extractValue: true })).trim();
 	if (model === '') throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
 	return {
+		provider: context.getNodeParameter('provider', itemIndex, 'openaiChat') as string,
 		model: {
 			model,
 			toolChoice: toolChoiceOf(context, itemIndex),

@@ -1,5 +1,7 @@
-import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
-import { openAiCompatibleModels, searchModels } from '../../nodes/ToolCallingModel/methods';
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { modelApiConnection, searchModels } from '../../nodes/ToolCallingModel/methods';
+import { credentialTestContext, editorContextFor } from '../support/engine';
+import { modelNode, modelNodeTypes } from '../support/modelWorkflow';
 import { standInForEachTest } from '../support/standInPerTest';
 
 const api = standInForEachTest({ models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'], apiKey: 'sk-models-key' });
@@ -12,19 +14,19 @@ const credentials = (extra: ICredentialDataDecryptedObject = {}): ICredentialDat
 	...extra,
 });
 const editor = (data: ICredentialDataDecryptedObject) =>
-	({ getCredentials: async () => data }) as unknown as ILoadOptionsFunctions;
-const testCredential = (data: ICredentialDataDecryptedObject) =>
-	openAiCompatibleModels.call({} as ICredentialTestFunctions, { id: '1', name: 'c', type: 'openAiCompatibleApi', data });
+	editorContextFor(modelNode('Model', {}), modelNodeTypes(), { openai: data });
+const testCredential = async (data: ICredentialDataDecryptedObject) =>
+	modelApiConnection.call(await credentialTestContext(), { id: '1', name: 'c', type: 'openAiCompatibleApi', data });
 
 describe('Tool Calling Model: models from the endpoint', () => {
 	it('lists the endpoint’s models, sorted and filtered, with the credential’s key and headers', async () => {
-		expect((await searchModels.call(editor(credentials()))).results.map((model) => model.value)).toEqual([
+		expect((await searchModels.call(await editor(credentials()))).results.map((model) => model.value)).toEqual([
 			'gpt-4.1',
 			'gpt-4.1-mini',
 			'llama3.2',
 			'qwen3:8b',
 		]);
-		expect((await searchModels.call(editor(credentials()), 'GPT')).results).toEqual([
+		expect((await searchModels.call(await editor(credentials()), 'GPT')).results).toEqual([
 			{ name: 'gpt-4.1', value: 'gpt-4.1' },
 			{ name: 'gpt-4.1-mini', value: 'gpt-4.1-mini' },
 		]);

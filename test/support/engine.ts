@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Container } from '@n8n/di';
-import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import { BinaryDataService, CredentialTestContext, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -14,7 +14,9 @@ import {
 	type ICredentialDataDecryptedObject,
 	type ICredentials,
 	type IConnections,
+	type ICredentialTestFunctions,
 	type IHttpRequestOptions,
+	type ILoadOptionsFunctions,
 	type INode,
 	type INodeCredentialsDetails,
 	type INodeExecutionData,
@@ -206,6 +208,45 @@ export async function allowedFilesFolder(): Promise<string> {
 	return process.env.N8N_RESTRICT_FILE_ACCESS_TO!;
 }
 
+// Only what a manual run reads; sub-workflows, task runners and webhooks are not wired.
+function additionalDataFor(
+	workflowData: ConstructorParameters<typeof ExecutionLifecycleHooks>[2],
+	executionId: string,
+	credentials: RunOptions['credentials'],
+): IWorkflowExecuteAdditionalData {
+	return {
+		hooks: new ExecutionLifecycleHooks('manual', executionId, workflowData),
+		credentialsHelper: new TestCredentialsHelper({ ...credentials }),
+		executionId,
+		currentNodeExecutionIndex: 0,
+		variables: {},
+		// For $execution.resumeUrl in expressions.
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+	} as Partial<IWorkflowExecuteAdditionalData> as IWorkflowExecuteAdditionalData;
+}
+
+/**
+ * What the editor's calls to a node's methods get (resource lists, searches): n8n-core's real
+ * LoadOptionsContext for the node, its parameters and credentials, with n8n's own HTTP helpers.
+ */
+export async function editorContextFor(
+	node: INode,
+	nodeTypes: NodeTypeMap,
+	credentials: RunOptions['credentials'] = {},
+): Promise<ILoadOptionsFunctions> {
+	await setUpOnce();
+	const workflowData = { id: 'editor', name: 'Editor', active: false, isArchived: false, activeVersionId: null, nodes: [node], connections: {} };
+	const workflow = new Workflow({ ...workflowData, nodeTypes: new TestNodeTypes(nodeTypes) });
+	return new LoadOptionsContext(workflow, node, additionalDataFor({ ...workflowData, createdAt: new Date(), updatedAt: new Date() }, 'editor', credentials), 'parameters');
+}
+
+/** What a credential test gets: n8n-core's real CredentialTestContext, with n8n's request helper. */
+export async function credentialTestContext(): Promise<ICredentialTestFunctions> {
+	await setUpOnce();
+	return new CredentialTestContext() as unknown as ICredentialTestFunctions;
+}
+
 /** Runs workflow JSON as a manual execution in n8n-core's WorkflowExecute. */
 export async function runWorkflow(json: WorkflowJson, options: RunOptions): Promise<EngineRun> {
 	await setUpOnce();
@@ -225,17 +266,7 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	};
 	const workflow = new Workflow({ ...workflowData, nodeTypes });
 	const executionId = '1';
-	// Only what a manual run reads; sub-workflows, task runners and webhooks are not wired.
-	const additionalData = {
-		hooks: new ExecutionLifecycleHooks('manual', executionId, workflowData),
-		credentialsHelper: new TestCredentialsHelper({ ...options.credentials }),
-		executionId,
-		currentNodeExecutionIndex: 0,
-		variables: {},
-		// For $execution.resumeUrl in expressions.
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-	} as Partial<IWorkflowExecuteAdditionalData> as IWorkflowExecuteAdditionalData;
+	const additionalData = additionalDataFor(workflowData, executionId, options.credentials);
 
 	const pinData = options.inputItems ? { [json.nodes[0].name]: structuredClone(options.inputItems) } : undefined;
 	// The first node starts the run, as when the editor executes a workflow from its trigger.

@@ -1,0 +1,37 @@
+import type { HttpResponse } from './http';
+
+/**
+ * The data of each streamed event, as text: Server-Sent Events (`data:` lines up to a blank line;
+ * OpenAI's closing `[DONE]` is a marker, not data) or newline-delimited JSON (Ollama).
+ * Comments, `event:` and `id:` lines carry nothing the dialects need: every vendor repeats the
+ * event type inside the data.
+ */
+export async function* streamedEvents(body: HttpResponse['body'], framing: 'sse' | 'ndjson'): AsyncGenerator<string> {
+	const decoder = new TextDecoder();
+	let buffered = '';
+	let data: string[] = [];
+	const lineEvent = (line: string): string | undefined => {
+		if (framing === 'ndjson') return line.trim() === '' ? undefined : line;
+		if (line === '') {
+			const event = data.join('\n');
+			data = [];
+			return event === '' || event === '[DONE]' ? undefined : event;
+		}
+		if (line.startsWith('data:')) data.push(line.slice(line[5] === ' ' ? 6 : 5));
+		return undefined;
+	};
+	for await (const piece of body) {
+		buffered += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+		const lines = buffered.split(/\r\n|\r|\n/);
+		// The last piece may be half a line; it waits for the rest.
+		buffered = lines.pop() ?? '';
+		for (const line of lines) {
+			const event = lineEvent(line);
+			if (event !== undefined) yield event;
+		}
+	}
+	for (const line of [...(buffered + decoder.decode()).split(/\r\n|\r|\n/), '']) {
+		const event = lineEvent(line);
+		if (event !== undefined) yield event;
+	}
+}

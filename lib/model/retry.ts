@@ -1,0 +1,37 @@
+import { headerOf, type HttpResponse } from './http';
+
+const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+/** Longer waits than this are not worth holding an execution open; the normal back-off is used. */
+const MAX_RETRY_AFTER_MS = 60_000;
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 8_000;
+
+/** Whether an answer is worth another attempt; a vendor's `x-should-retry` header overrides the status. */
+export function shouldRetry(response: HttpResponse): boolean {
+	const hint = headerOf(response, 'x-should-retry');
+	if (hint === 'true') return true;
+	if (hint === 'false') return false;
+	return RETRYABLE_STATUS(response.status);
+}
+
+/**
+ * How long to wait before attempt `retry` (1 for the first retry): what the server asked for in
+ * `retry-after-ms` or `Retry-After` (seconds or an HTTP date), else exponential back-off with jitter.
+ */
+export function retryDelayMs(retry: number, response?: HttpResponse, now = Date.now()): number {
+	const asked = response ? askedDelayMs(response, now) : undefined;
+	if (asked !== undefined && asked >= 0 && asked <= MAX_RETRY_AFTER_MS) return asked;
+	const backoff = Math.min(FIRST_BACKOFF_MS * 2 ** (retry - 1), MAX_BACKOFF_MS);
+	return backoff * (1 - Math.random() * 0.25);
+}
+
+function askedDelayMs(response: HttpResponse, now: number): number | undefined {
+	const ms = Number(headerOf(response, 'retry-after-ms'));
+	if (Number.isFinite(ms) && headerOf(response, 'retry-after-ms') !== undefined) return ms;
+	const after = headerOf(response, 'retry-after');
+	if (after === undefined) return undefined;
+	const seconds = Number(after);
+	if (Number.isFinite(seconds)) return seconds * 1000;
+	const date = Date.parse(after);
+	return Number.isNaN(date) ? undefined : date - now;
+}

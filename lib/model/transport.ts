@@ -1,0 +1,242 @@
+import type { Dialect, EndpointConfig } from '../dialects/types';
+import { excerpt } from '../dialects/json';
+import { redact } from '../json/redact';
+import { ModelApiError } from './errors';
+import { streamedEvents } from './events';
+import { headerOf, parseBody, readText, type HttpRequest, type HttpResponse, type HttpSend } from './http';
+import { retryDelayMs, shouldRetry } from './retry';
+
+export interface CallOptions {
+	send: HttpSend;
+	/** How long to wait for the answer to start, and at most between two streamed events. */
+	timeoutMs: number;
+	/** 408, 409, 429 and 5xx answers and lost connections are retried this many times. */
+	maxRetries: number;
+	signal?: AbortSignal;
+}
+
+/** One HTTP attempt, as the trace shows it. */
+export interface Attempt {
+	status?: number;
+	durationMs: number;
+	retryAfter?: string;
+	requestId?: string;
+	error?: string;
+}
+
+export interface Exchange<TResponse> {
+	/** What was sent, secrets redacted. */
+	request: { url: string; method: string; headers: Record<string, string>; body: unknown };
+	attempts: Attempt[];
+	/** The body a non-streamed call returned, or the one the streamed events assembled into. */
+	response: TResponse;
+	/** How many events a streamed answer had. */
+	chunks?: number;
+}
+
+/** The values that must never appear in a trace or an error. */
+export function endpointSecrets(endpoint: EndpointConfig): string[] {
+	return [endpoint.apiKey ?? '', ...Object.values(endpoint.headers)];
+}
+
+/**
+ * One model turn over HTTP in the dialect's wire format: retries with the server's Retry-After,
+ * every attempt recorded, streamed events folded by the dialect's assembler into the body a
+ * non-streamed call returns, so callers handle one shape.
+ */
+export async function callModel<TRequest, TResponse, TChunk>(
+	dialect: Dialect<TRequest, TResponse, TChunk>,
+	endpoint: EndpointConfig,
+	call: { body: TRequest; model: string; stream: boolean },
+	options: CallOptions,
+): Promise<Exchange<TResponse>> {
+	const { http } = dialect;
+	const accept = !call.stream ? 'application/json' : http.streamFraming === 'sse' ? 'text/event-stream' : 'application/x-ndjson';
+	const request: Omit<HttpRequest, 'signal'> = {
+		method: 'POST',
+		url: http.url(endpoint, call.model, call.stream),
+		headers: lowerCaseNames({ 'content-type': 'application/json', accept, ...http.headers(endpoint) }),
+		body: JSON.stringify(call.body),
+	};
+	const secrets = endpointSecrets(endpoint);
+	const recorded = redact({ url: request.url, method: request.method, headers: request.headers, body: call.body }, secrets);
+	const { response, attempts, timer } = await send(request, dialect, endpoint, options);
+	try {
+		if (!call.stream) {
+			const body = parseBody(await readText(response.body));
+			rejectErrorBody(body, response.status, dialect, secrets);
+			if (typeof body !== 'object' || body === null) {
+				throw new ModelApiError(`The model API answered with something that is not JSON: ${excerpt(redact(body, secrets))}`, 'invalidResponse', response.status);
+			}
+			return { request: recorded, attempts, response: body as TResponse };
+		}
+		const assembler = dialect.createStreamAssembler();
+		let chunks = 0;
+		const incomplete = (how: string) =>
+			new ModelApiError(`The stream ${how} after ${chunks} chunks, before the model finished its turn`, 'incompleteStream');
+		try {
+			for await (const data of streamedEvents(response.body, http.streamFraming)) {
+				timer.restart();
+				const event = parseBody(data);
+				rejectErrorBody(event, response.status, dialect, secrets);
+				assembler.push(event as TChunk);
+				chunks++;
+			}
+		} catch (error) {
+			if (error instanceof ModelApiError) throw error;
+			throw timer.cause() ?? incomplete(`broke off (${(error as Error).message})`);
+		}
+		if (!assembler.finished()) throw incomplete('ended');
+		return { request: recorded, attempts, response: assembler.result(), chunks };
+	} catch (error) {
+		throw timer.cause() ?? error;
+	} finally {
+		timer.stop();
+	}
+}
+
+/** The model ids the endpoint lists, sorted. */
+export async function listModels(dialect: Dialect, endpoint: EndpointConfig, options: CallOptions): Promise<string[]> {
+	const request: Omit<HttpRequest, 'signal'> = {
+		method: 'GET',
+		url: dialect.http.modelsUrl(endpoint),
+		headers: lowerCaseNames({ accept: 'application/json', ...dialect.http.headers(endpoint) }),
+	};
+	const { response, timer } = await send(request, dialect, endpoint, options);
+	try {
+		const body = parseBody(await readText(response.body));
+		rejectErrorBody(body, response.status, dialect, endpointSecrets(endpoint));
+		return [...new Set(dialect.http.parseModels(body))].sort();
+	} catch (error) {
+		throw timer.cause() ?? error;
+	} finally {
+		timer.stop();
+	}
+}
+
+/** A 2xx answer, after as many attempts as the retry policy allows; anything else becomes a ModelApiError. */
+async function send(
+	request: Omit<HttpRequest, 'signal'>,
+	dialect: Dialect,
+	endpoint: EndpointConfig,
+	options: CallOptions,
+): Promise<{ response: HttpResponse; attempts: Attempt[]; timer: AttemptTimer }> {
+	const attempts: Attempt[] = [];
+	const secrets = endpointSecrets(endpoint);
+	for (let attempt = 0; ; attempt++) {
+		const started = Date.now();
+		const timer = new AttemptTimer(options, endpoint);
+		let response: HttpResponse;
+		try {
+			response = await options.send({ ...request, signal: timer.signal });
+		} catch (error) {
+			timer.stop();
+			const failure = timer.cause() ?? connectionError(error, endpoint, secrets);
+			attempts.push({ durationMs: Date.now() - started, error: failure.message });
+			if (failure.failure === 'cancelled' || attempt >= options.maxRetries) throw failure;
+			await sleep(retryDelayMs(attempt + 1), options.signal);
+			continue;
+		}
+		attempts.push({
+			status: response.status,
+			durationMs: Date.now() - started,
+			...optional('retryAfter', headerOf(response, 'retry-after')),
+			...optional('requestId', headerOf(response, 'x-request-id') ?? headerOf(response, 'request-id')),
+		});
+		if (response.status >= 200 && response.status < 300) return { response, attempts, timer };
+		const body = parseBody(await readText(response.body).catch(() => ''));
+		timer.stop();
+		if (attempt < options.maxRetries && shouldRetry(response)) {
+			await sleep(retryDelayMs(attempt + 1, response), options.signal);
+			continue;
+		}
+		throw httpError(body, response.status, dialect, secrets);
+	}
+}
+
+function rejectErrorBody(body: unknown, status: number, dialect: Dialect, secrets: string[]): void {
+	if (dialect.http.errorMessage(body) !== undefined) throw httpError(body, status, dialect, secrets);
+}
+
+function httpError(body: unknown, status: number, dialect: Dialect, secrets: string[]): ModelApiError {
+	const message = dialect.http.errorMessage(body) ?? `The model API answered HTTP ${status}${body === '' ? '' : `: ${excerpt(body)}`}`;
+	return new ModelApiError(redact(message, secrets), 'http', status, redact(body, secrets));
+}
+
+function connectionError(error: unknown, endpoint: EndpointConfig, secrets: string[]): ModelApiError {
+	const cause = (error as Error & { cause?: Error }).cause?.message;
+	const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
+	return new ModelApiError(redact(`Could not reach the model API at ${endpoint.baseUrl}: ${message}`, secrets), 'connection');
+}
+
+/**
+ * Aborts an attempt when the caller cancels, or when the timeout passes without the answer
+ * starting (or, once streaming, without a new event); remembers which of the two it was.
+ */
+class AttemptTimer {
+	private readonly controller = new AbortController();
+	private timeout: NodeJS.Timeout | undefined;
+	private reason: ModelApiError | undefined;
+	private readonly onCancel = () => this.abort(new ModelApiError('The request was cancelled', 'cancelled'));
+
+	constructor(
+		private readonly options: CallOptions,
+		private readonly endpoint: EndpointConfig,
+	) {
+		if (options.signal?.aborted) this.onCancel();
+		options.signal?.addEventListener('abort', this.onCancel, { once: true });
+		this.restart();
+	}
+
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+
+	restart(): void {
+		clearTimeout(this.timeout);
+		if (this.reason) return;
+		this.timeout = setTimeout(() => {
+			this.abort(new ModelApiError(`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`, 'timeout'));
+		}, this.options.timeoutMs);
+	}
+
+	stop(): void {
+		clearTimeout(this.timeout);
+		this.options.signal?.removeEventListener('abort', this.onCancel);
+	}
+
+	/** Why the attempt was aborted, when it was. */
+	cause(): ModelApiError | undefined {
+		return this.reason;
+	}
+
+	private abort(reason: ModelApiError): void {
+		this.reason ??= reason;
+		clearTimeout(this.timeout);
+		this.controller.abort(reason);
+	}
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+	return new Promise((resolve, reject) => {
+		if (signal?.aborted) return reject(new ModelApiError('The request was cancelled', 'cancelled'));
+		const timer = setTimeout(() => {
+			signal?.removeEventListener('abort', onAbort);
+			resolve();
+		}, ms);
+		const onAbort = () => {
+			clearTimeout(timer);
+			reject(new ModelApiError('The request was cancelled', 'cancelled'));
+		};
+		signal?.addEventListener('abort', onAbort, { once: true });
+	});
+}
+
+/** Header names are case-insensitive; one spelling keeps a user's header from doubling a vendor's. */
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+	return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+function optional(key: string, value: string | undefined): Record<string, string> {
+	return value === undefined ? {} : { [key]: value };
+}

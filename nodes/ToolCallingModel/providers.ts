@@ -1,0 +1,55 @@
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { anthropicDialect } from '../../lib/dialects/anthropic';
+import { ANTHROPIC_BASE_URL } from '../../lib/dialects/anthropic/http';
+import { geminiDialect } from '../../lib/dialects/gemini';
+import { GEMINI_BASE_URL } from '../../lib/dialects/gemini/http';
+import { ollamaDialect } from '../../lib/dialects/ollama';
+import { OLLAMA_BASE_URL } from '../../lib/dialects/ollama/http';
+import { createOpenAIDialect, type OpenAIRequestOptions } from '../../lib/dialects/openai';
+import { OPENAI_BASE_URL } from '../../lib/dialects/openai/http';
+import { responsesDialect } from '../../lib/dialects/responses';
+import type { Dialect, DialectId, EndpointConfig } from '../../lib/dialects/types';
+import { namedValuesToRecord } from '../shared/namedValues';
+
+export interface Provider {
+	credentialType: string;
+	defaultBaseUrl: string;
+	dialect(options: OpenAIRequestOptions): Dialect;
+}
+
+/** Each provider the node offers: its credential and its dialect. The node only picks from here. */
+export const PROVIDERS: Record<DialectId, Provider> = {
+	openaiChat: {
+		credentialType: 'openAiCompatibleApi',
+		defaultBaseUrl: OPENAI_BASE_URL,
+		dialect: (options) => createOpenAIDialect(options) as Dialect,
+	},
+	openaiResponses: { credentialType: 'openAiCompatibleApi', defaultBaseUrl: OPENAI_BASE_URL, dialect: () => responsesDialect as Dialect },
+	anthropic: { credentialType: 'anthropicMessagesApi', defaultBaseUrl: ANTHROPIC_BASE_URL, dialect: () => anthropicDialect as Dialect },
+	gemini: { credentialType: 'geminiApi', defaultBaseUrl: GEMINI_BASE_URL, dialect: () => geminiDialect as Dialect },
+	ollama: { credentialType: 'ollamaNativeApi', defaultBaseUrl: OLLAMA_BASE_URL, dialect: () => ollamaDialect as Dialect },
+};
+
+export function providerOf(id: string): Provider {
+	const provider = PROVIDERS[id as DialectId];
+	if (!provider) throw new Error(`Unknown provider '${id}'`);
+	return provider;
+}
+
+/** The provider whose credential type this is; the Chat Completions one for the shared OpenAI credential. */
+export function providerIdOfCredential(credentialType: string): DialectId {
+	const found = (Object.keys(PROVIDERS) as DialectId[]).find((id) => PROVIDERS[id].credentialType === credentialType);
+	if (!found) throw new Error(`No provider uses credentials of type '${credentialType}'`);
+	return found;
+}
+
+export function endpointFromCredentials(provider: Provider, credentials: ICredentialDataDecryptedObject): EndpointConfig {
+	const text = (key: string) => String(credentials[key] ?? '').trim() || undefined;
+	return {
+		baseUrl: (text('baseUrl') ?? provider.defaultBaseUrl).replace(/\/+$/, ''),
+		apiKey: text('apiKey'),
+		organization: text('organization'),
+		version: text('version'),
+		headers: namedValuesToRecord(credentials.headers, 'header'),
+	};
+}
