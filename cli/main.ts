@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { diffStories } from '../lib/trace/diff';
+import { formatDiff } from '../lib/trace/format';
+import { toJsonLines } from '../lib/trace/jsonl';
+import { readTrace, type RecordedEntry } from '../lib/trace/read';
+import { storyOf } from '../lib/trace/story';
+
+/** What the command line reads and writes, passed in so it runs the same in-process. */
+export interface CliIo {
+	stdout(text: string): void;
+	stderr(text: string): void;
+	readFile(path: string): string;
+}
+
+export const EXIT = { ok: 0, diverged: 1, badInput: 2 } as const;
+
+export const USAGE = `Usage:
+  n8n-nodes-tool-calling diff <a> <b>    compare two traces step by step
+  n8n-nodes-tool-calling export <trace>  write a trace as JSON Lines to stdout
+  n8n-nodes-tool-calling --help          show this text
+
+A trace file holds an item's json ({"trace": [...]}), a list of trace entries, or JSON Lines
+(one entry per line, as export writes them).
+diff prints one row per step (tools offered, model choice, call arguments and results), leaving
+out what differs between any two runs (times, ids, usage), and exits 0 when the traces agree,
+1 when they diverge, 2 on bad input.
+`;
+
+const processIo: CliIo = {
+	stdout: (text) => process.stdout.write(text),
+	stderr: (text) => process.stderr.write(text),
+	readFile: (path) => readFileSync(path, 'utf8'),
+};
+
+export function main(argv: readonly string[], io: CliIo = processIo): number {
+	const [command, ...files] = argv;
+	if (command === '--help' || command === '-h') {
+		io.stdout(USAGE);
+		return EXIT.ok;
+	}
+	const usable = (command === 'diff' && files.length === 2) || (command === 'export' && files.length === 1);
+	if (!usable) {
+		io.stderr(`${command === undefined ? 'No command given.' : `Cannot run: ${argv.join(' ')}`}\n\n${USAGE}`);
+		return EXIT.badInput;
+	}
+	try {
+		if (command === 'export') {
+			io.stdout(toJsonLines(fromFile(files[0], io, (trace) => trace)));
+			return EXIT.ok;
+		}
+		const [left, right] = files.map((file) => fromFile(file, io, storyOf));
+		const diff = diffStories(left, right);
+		io.stdout(formatDiff(diff));
+		return diff.equal ? EXIT.ok : EXIT.diverged;
+	} catch (error) {
+		io.stderr(`${(error as Error).message}\n`);
+		return EXIT.badInput;
+	}
+}
+
+/** Reads a trace file and uses it, naming the file in whatever goes wrong. */
+function fromFile<T>(file: string, io: CliIo, use: (trace: RecordedEntry[]) => T): T {
+	try {
+		return use(readTrace(io.readFile(file)));
+	} catch (error) {
+		throw new Error(`${file}: ${(error as Error).message}`);
+	}
+}
+
+if (require.main === module) process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,46 @@
+import type { TraceDiff } from './diff';
+import { describeFacts, type StoryFacts } from './story';
+
+const CELL_WIDTH = 48;
+const MISSING = '(missing)';
+
+/**
+ * The diff as a text table, one row per step: the left trace's facts, and the right's where they
+ * differ ("=" where they agree). ">" marks the first divergence, "!" the other rows that differ;
+ * the first divergence is then given in full below the table.
+ */
+export function formatDiff(diff: TraceDiff): string {
+	const header = ['', '#', 'round', 'step', 'left', 'right'];
+	const rows = diff.rows.map((row, index) => [
+		index === diff.firstDivergence?.index ? '>' : row.same ? '' : '!',
+		String(index + 1),
+		String(row.round),
+		row.label,
+		cell(row.left),
+		row.same ? '=' : cell(row.right),
+	]);
+	const table = [header, ...rows];
+	const widths = header.map((_, column) => Math.max(...table.map((line) => line[column].length)));
+	const lines = table.map((line) => line.map((value, column) => value.padEnd(widths[column])).join('  ').trimEnd());
+	return `${[...lines, '', summary(diff)].join('\n')}\n`;
+}
+
+function cell(facts: StoryFacts | null): string {
+	if (!facts) return MISSING;
+	const text = describeFacts(facts).replace(/\s+/g, ' ');
+	return text.length > CELL_WIDTH ? `${text.slice(0, CELL_WIDTH - 1)}…` : text;
+}
+
+function summary(diff: TraceDiff): string {
+	const { firstDivergence: first, rows } = diff;
+	if (!first) return rows.length === 0 ? 'Equal: neither trace has a step to compare.' : `Equal: the traces agree on all ${rows.length} steps.`;
+	const differing = rows.filter((row) => !row.same).length;
+	// Multi-line values (tool output) keep their lines, indented under the label.
+	const full = (value: string | null) => (value ?? MISSING).replace(/\n/g, '\n         ');
+	return [
+		`Diverged at row ${first.index + 1} (round ${first.round}): ${first.what}`,
+		`  left:  ${full(first.left)}`,
+		`  right: ${full(first.right)}`,
+		`${differing} of ${rows.length} steps differ.`,
+	].join('\n');
+}

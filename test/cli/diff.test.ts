@@ -1,0 +1,115 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { EXIT, main, USAGE, type CliIo } from '../../cli/main';
+import { toJsonLines } from '../../lib/trace/jsonl';
+import { addThenAnswer, traceOf } from '../trace/traces';
+
+const folder = mkdtempSync(path.join(tmpdir(), 'trace-cli-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** Writes a file into the test's folder and returns its path. */
+function file(name: string, text: string): string {
+	const filePath = path.join(folder, name);
+	writeFileSync(filePath, text);
+	return filePath;
+}
+
+const expected = traceOf(addThenAnswer);
+const files = {
+	expectedItem: file('expected.json', JSON.stringify({ messages: [], trace: expected }, null, 2)),
+	sameRun: file('same.jsonl', toJsonLines(traceOf({ ...addThenAnswer, run: 2 }))),
+	otherAnswer: file('other.json', JSON.stringify(traceOf({ ...addThenAnswer, rounds: [addThenAnswer.rounds[0], { answer: 'Six.' }] }))),
+	broken: file('broken.json', '{ "trace": [ '),
+	unknownDialect: file('cohere.json', JSON.stringify(expected.map((entry) => ({ ...entry, dialect: 'cohere' })))),
+};
+
+function run(...argv: string[]) {
+	const output = { stdout: '', stderr: '' };
+	const io: CliIo = {
+		stdout: (text) => (output.stdout += text),
+		stderr: (text) => (output.stderr += text),
+		readFile: (filePath) => readFileSync(filePath, 'utf8'),
+	};
+	return { code: main(argv, io), ...output };
+}
+
+describe('n8n-nodes-tool-calling diff and export', () => {
+	it('prints its usage on --help, and exits 0', () => {
+		expect(run('--help')).toEqual({ code: EXIT.ok, stdout: USAGE, stderr: '' });
+		expect(USAGE).toContain('n8n-nodes-tool-calling diff <a> <b>');
+		expect(USAGE).toContain('n8n-nodes-tool-calling export <trace>');
+	});
+
+	it.each([[[]], [['diff', files.expectedItem]], [['export']], [['compare', 'a', 'b']]])('refuses %j with the usage on stderr, exit 2', (argv) => {
+		const result = run(...argv);
+		expect(result.code).toBe(EXIT.badInput);
+		expect(result.stdout).toBe('');
+		expect(result.stderr).toContain(USAGE);
+	});
+
+	it('exits 0 with a table of agreeing steps when two traces, in any form, tell the same story', () => {
+		const result = run('diff', files.sameRun, files.expectedItem);
+		expect(result.code).toBe(EXIT.ok);
+		expect(result.stderr).toBe('');
+		expect(result.stdout).toContain('Equal: the traces agree on all 7 steps.');
+	});
+
+	it('exits 1 on a divergence, calling it out', () => {
+		const result = run('diff', files.otherAnswer, files.expectedItem);
+		expect(result.code).toBe(EXIT.diverged);
+		expect(result.stdout).toMatch(/^>\s+7\s+2\s+model choice\s+answer: Six\.\s+answer: Five\.$/m);
+		expect(result.stdout).toContain('Diverged at row 7 (round 2): model choice: answer\n  left:  Six.\n  right: Five.\n');
+	});
+
+	it('exits 2 on a file that is missing, not a trace, or not readable as one, naming it on stderr', () => {
+		const missing = path.join(folder, 'missing.json');
+		for (const [bad, message] of [
+			[missing, `${missing}: ENOENT`],
+			[files.broken, `${files.broken}: Not JSON: `],
+			[files.unknownDialect, `${files.unknownDialect}: Trace entry 3 (model.response) has dialect "cohere"`],
+		]) {
+			const result = run('diff', files.expectedItem, bad);
+			expect(result).toMatchObject({ code: EXIT.badInput, stdout: '' });
+			expect(result.stderr).toContain(message);
+		}
+	});
+
+	it('exports a trace as JSON Lines on stdout', () => {
+		const result = run('export', files.expectedItem);
+		expect(result).toEqual({ code: EXIT.ok, stdout: toJsonLines(expected), stderr: '' });
+		expect(run('export', files.broken)).toMatchObject({ code: EXIT.badInput, stdout: '' });
+	});
+});
+
+describe('the built command (dist/cli/main.js, as npx runs it)', () => {
+	const built = path.resolve(__dirname, '../../dist/cli/main.js');
+	const node = (...argv: string[]) => spawnSync(process.execPath, [built, ...argv], { encoding: 'utf8' });
+
+	beforeAll(() => {
+		if (!existsSync(built)) throw new Error('dist/cli/main.js is missing: run `npm run build` (scripts/test.sh does)');
+	});
+
+	it('starts with the line that makes it runnable as a command', () => {
+		expect(readFileSync(built, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+	});
+
+	it('prints the table and exits with the verdict', () => {
+		const equal = node('diff', files.sameRun, files.expectedItem);
+		expect(equal.status).toBe(EXIT.ok);
+		expect(equal.stdout).toContain('Equal: the traces agree on all 7 steps.');
+		const diverged = node('diff', files.otherAnswer, files.expectedItem);
+		expect(diverged.status).toBe(EXIT.diverged);
+		expect(diverged.stdout).toContain('Diverged at row 7 (round 2): model choice: answer');
+		const bad = node('diff', files.broken, files.expectedItem);
+		expect(bad.status).toBe(EXIT.badInput);
+		expect(bad.stderr).toContain(`${files.broken}: Not JSON: `);
+	});
+
+	it('exports JSON Lines', () => {
+		const exported = node('export', files.expectedItem);
+		expect(exported.status).toBe(EXIT.ok);
+		expect(exported.stdout).toBe(toJsonLines(expected));
+	});
+});

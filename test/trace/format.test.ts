@@ -1,0 +1,45 @@
+import { diffTraces } from '../../lib/trace/diff';
+import { formatDiff } from '../../lib/trace/format';
+import { addThenAnswer, traceOf } from './traces';
+
+const expected = traceOf(addThenAnswer);
+
+describe('formatDiff', () => {
+	it('shows equal traces as a table of agreeing steps', () => {
+		const text = formatDiff(diffTraces(traceOf({ ...addThenAnswer, run: 2 }), expected));
+		const lines = text.split('\n');
+		expect(lines[0]).toMatch(/^\s+#\s+round\s+step\s+left\s+right$/);
+		expect(lines[3]).toMatch(/^\s+3\s+1\s+model choice\s+tools: add; arguments: \[\{"a":2,"b":3\}\]\s+=$/);
+		expect(lines.slice(1, 8).every((line) => line.endsWith('='))).toBe(true);
+		expect(text.endsWith('\nEqual: the traces agree on all 7 steps.\n')).toBe(true);
+	});
+
+	it('marks the first divergence and gives it in full below the table', () => {
+		const long = 'The sum of 2 and 3 is 5, as anyone can check by counting on their fingers.\nSecond line.';
+		const diff = diffTraces(traceOf({ rounds: [{ calls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: long }] }, { answer: 'Five!' }] }), expected);
+		const text = formatDiff(diff);
+		const lines = text.split('\n');
+		expect(lines[5]).toMatch(/^>\s+5\s+1\s+call 1 add result\s+status: ok; content: The sum of 2 and 3 is 5, a…\s+status: ok; content: The sum of 2 and 3 is 5\.$/);
+		expect(lines[7]).toMatch(/^!\s+7\s+2\s+model choice\s+answer: Five!\s+answer: Five\.$/);
+		expect(text).toContain(
+			[
+				'Diverged at row 5 (round 1): call 1 add result: content',
+				'  left:  The sum of 2 and 3 is 5, as anyone can check by counting on their fingers.',
+				'         Second line.',
+				'  right: The sum of 2 and 3 is 5.',
+				'2 of 7 steps differ.',
+				'',
+			].join('\n'),
+		);
+	});
+
+	it('shows a step one side lacks as missing', () => {
+		const text = formatDiff(diffTraces([], expected.slice(0, 1)));
+		expect(text).toMatch(/^>\s+1\s+0\s+tools listed by everything\s+\(missing\)\s+tools: add, echo; schemas: sha256:/m);
+		expect(text).toContain('  left:  (missing)\n');
+	});
+
+	it('says when neither trace has a step', () => {
+		expect(formatDiff(diffTraces([], []))).toBe('  #  round  step  left  right\n\nEqual: neither trace has a step to compare.\n');
+	});
+});
