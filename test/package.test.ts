@@ -31,19 +31,33 @@ describe('the package as n8n loads it (after the build)', () => {
 				expect(instance.name).toMatch(/Api$/);
 			}
 		}
-		expect(manifest.n8n.nodes).toHaveLength(2);
-		expect(manifest.n8n.credentials).toHaveLength(3);
+		expect(manifest.n8n.nodes.map((file: string) => path.basename(file))).toEqual([
+			'McpClient.node.js',
+			'ToolCallingModel.node.js',
+			'ToolCallTrace.node.js',
+		]);
+		expect(manifest.n8n.credentials.map((file: string) => path.basename(file))).toEqual([
+			'McpStdioServerApi.credentials.js',
+			'McpHttpServerApi.credentials.js',
+			'OpenAiCompatibleApi.credentials.js',
+			'AnthropicMessagesApi.credentials.js',
+			'GeminiApi.credentials.js',
+			'OllamaNativeApi.credentials.js',
+		]);
 	});
 
 	it('exposes the library through index.js and names itself with the package version', () => {
 		const library = require(built('index.js'));
-		expect(typeof library.openaiDialect.buildRequest).toBe('function');
+		expect(Object.keys(library.DIALECTS)).toEqual(['openaiChat', 'openaiResponses', 'anthropic', 'gemini', 'ollama']);
+		expect(typeof library.callModel).toBe('function');
+		expect(typeof library.diffTraces).toBe('function');
 		expect(typeof library.SchemaValidator).toBe('function');
 		expect(CLIENT_INFO).toEqual({ name: manifest.name, version: manifest.version });
 	});
 
 	it('ships only dist and the entry point, with no runtime dependency on n8n itself', () => {
 		expect(manifest.files).toEqual(['dist', 'index.js']);
+		expect(manifest.bin).toEqual({ 'n8n-nodes-tool-calling': 'dist/cli/main.js' });
 		expect(Object.keys(manifest.dependencies)).not.toContain('n8n-workflow');
 		expect(manifest.peerDependencies['n8n-workflow']).toBeDefined();
 	});

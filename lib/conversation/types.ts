@@ -97,12 +97,22 @@ export interface PendingToolCall {
 	argumentsError?: string;
 }
 
+/** One step of the conversation's story; docs/trace.md lists the steps and their keys. */
 export interface TraceEntry {
-	/** What happened: "mcp.listTools", "mcp.callTool", "model.request", ... */
+	/** tools.list, model.request, model.response, arguments.validation, tools.call.request or tools.call.result. */
 	step: string;
 	node: string;
+	/** The model turn the step belongs to; 0 before the first. */
+	round?: number;
 	at: string;
 	durationMs?: number;
+	/** The payload's size as UTF-8 JSON. */
+	bytes?: number;
+	/** The JSON of the step, unless left out for the reason in payloadOmitted. */
+	payload?: unknown;
+	payloadOmitted?: string;
+	/** Answered from a recording, not by the API or the server. */
+	replayed?: boolean;
 	[detail: string]: unknown;
 }
 

@@ -1,13 +1,18 @@
 import type { Conversation, PendingToolCall, Tool, ToolMessage, TraceEntry } from '../conversation/types';
 import { toConversationTool } from '../conversation/tools';
 import type { McpTool } from '../mcp/connection';
-import { runToolCall, type CallContext, type CallStatus } from './runToolCall';
+import { traceEntry, type TracePolicy } from '../trace/entries';
+import { withBinaryReferences } from './resultMessage';
+import { runToolCall, type CallContext, type CallOutcome, type CallStatus, type ToolServer } from './runToolCall';
 
 export interface ExecutionContext extends CallContext {
 	serverLabel: string;
 	nodeName: string;
+	tracePolicy: TracePolicy;
 	/** The server's live tool list, asked only when a call names a tool the item does not carry. */
 	listServerTools(): Promise<McpTool[]>;
+	/** The server that answers this call, when not `server` itself (a dry run answers from a recording). */
+	serverFor?(call: PendingToolCall, round: number): ToolServer;
 }
 
 export interface CallsExecuted {
@@ -25,30 +30,19 @@ export async function executePendingCalls(conversation: Conversation, context: E
 	const remaining: PendingToolCall[] = [];
 	const trace: TraceEntry[] = [];
 	const statuses: CallStatus[] = [];
+	const round = conversation.rounds ?? 0;
 	for (const call of conversation.toolCalls) {
 		const itemTool = conversation.tools.find((tool) => tool.name === call.name);
 		if (itemTool && itemTool.server !== context.serverLabel) {
 			remaining.push(call);
 			continue;
 		}
-		const started = Date.now();
-		const outcome = await runToolCall(call, async () => itemTool ?? (await findServerTool(call.name, context)), context);
-		const { tool } = outcome;
+		const startedAt = Date.now();
+		const callContext = context.serverFor ? { ...context, server: context.serverFor(call, round) } : context;
+		const outcome = await runToolCall(call, async () => itemTool ?? (await findServerTool(call.name, context)), callContext);
 		answered.push(outcome.message);
 		statuses.push(outcome.status);
-		trace.push({
-			step: 'mcp.callTool',
-			node: context.nodeName,
-			at: new Date(started).toISOString(),
-			durationMs: Date.now() - started,
-			server: context.serverLabel,
-			callId: call.id,
-			tool: call.name,
-			...(tool?.mcpName && tool.mcpName !== call.name ? { mcpName: tool.mcpName } : {}),
-			status: outcome.status,
-			...(outcome.sentArguments ? { arguments: outcome.sentArguments } : {}),
-			...(outcome.validationSkipped ? { validationSkipped: outcome.validationSkipped } : {}),
-		});
+		trace.push(...callTrace(call, outcome, { node: context.nodeName, round, startedAt }, context, context.serverFor !== undefined));
 	}
 	return {
 		conversation: {
@@ -59,6 +53,39 @@ export async function executePendingCalls(conversation: Conversation, context: E
 		},
 		statuses,
 	};
+}
+
+/** arguments.validation, then tools.call.request and tools.call.result when the server was called. */
+function callTrace(
+	call: PendingToolCall,
+	outcome: CallOutcome,
+	timing: { node: string; round: number; startedAt: number },
+	context: ExecutionContext,
+	replayed: boolean,
+): TraceEntry[] {
+	const { tracePolicy: policy, serverLabel: server } = context;
+	const names = { callId: call.id, tool: call.name, ...(outcome.tool?.mcpName && outcome.tool.mcpName !== call.name && { mcpName: outcome.tool.mcpName }) };
+	const { check } = outcome;
+	const entries = [
+		traceEntry(
+			'arguments.validation',
+			timing,
+			{ ...names, status: check.status, ...(check.issues && { issues: check.issues }), ...(check.reason && { reason: check.reason }) },
+			check.arguments,
+			policy,
+		),
+	];
+	if (outcome.called) {
+		const { startedAt } = outcome.called;
+		const request = { name: outcome.tool?.mcpName ?? call.name, arguments: outcome.sentArguments };
+		entries.push(traceEntry('tools.call.request', { ...timing, startedAt }, { server, ...names }, request, policy, replayed));
+	}
+	const result = outcome.result
+		? withBinaryReferences(outcome.result, outcome.message.attachments)
+		: { error: outcome.message.content };
+	const resultTiming = outcome.called ? { ...timing, ...outcome.called } : { ...timing, durationMs: Date.now() - timing.startedAt };
+	entries.push(traceEntry('tools.call.result', resultTiming, { server, ...names, status: outcome.status }, result, policy, replayed && outcome.called !== undefined));
+	return entries;
 }
 
 async function findServerTool(name: string, context: ExecutionContext): Promise<Tool | undefined> {

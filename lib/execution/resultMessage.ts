@@ -74,3 +74,25 @@ const EXTENSIONS: Record<string, string> = {
 function extensionOf(mimeType: string): string {
 	return EXTENSIONS[mimeType] ?? '';
 }
+
+/**
+ * The result as the trace keeps it: the base64 of each image, audio clip or blob replaced by the
+ * binary property that holds its bytes (attachments are made in content order), so a trace never
+ * inlines binary data.
+ */
+export function withBinaryReferences(result: CallToolResult, attachments: readonly BinaryReference[] = []): CallToolResult {
+	let next = 0;
+	const reference = (base64: string) => ({ binaryProperty: attachments[next++]?.binaryProperty ?? null, bytes: Buffer.byteLength(base64, 'base64') });
+	const content = (result.content ?? []).map((part) => {
+		if (part.type === 'image' || part.type === 'audio') {
+			const { data, ...rest } = part;
+			return { ...rest, data: reference(data) };
+		}
+		if (part.type === 'resource' && 'blob' in part.resource) {
+			const { blob, ...resource } = part.resource;
+			return { ...part, resource: { ...resource, blob: reference(blob) } };
+		}
+		return part;
+	});
+	return { ...result, content } as CallToolResult;
+}

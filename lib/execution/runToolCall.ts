@@ -1,7 +1,8 @@
 import { parseToolArguments } from '../conversation/arguments';
 import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
 import type { CallOptions, CallToolResult } from '../mcp/connection';
-import { describeIssues, type SchemaValidator } from '../schema/validator';
+import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
+import { ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
 import { toToolMessage, type BinaryStore } from './resultMessage';
 
@@ -19,12 +20,27 @@ export type CallStatus =
 	| 'invalidOutput'
 	| CallFailureStatus;
 
+/** What the argument check found, before any server was called. */
+export interface ArgumentCheck {
+	status: 'valid' | 'invalid' | 'unparseable' | 'unchecked' | 'unknownTool' | 'unresolved';
+	/** The arguments as parsed, or the raw text when they could not be parsed. */
+	arguments: Record<string, unknown> | string;
+	issues?: SchemaIssue[];
+	/** Why the check could not be made or the arguments not read. */
+	reason?: string;
+}
+
 export interface CallOutcome {
 	tool?: Tool;
 	status: CallStatus;
 	message: ToolMessage;
+	check: ArgumentCheck;
 	/** The arguments sent, when the server was called. */
 	sentArguments?: Record<string, unknown>;
+	/** When the server was called and how long it took. */
+	called?: { startedAt: number; durationMs: number };
+	/** The server's result as received, when it answered. */
+	result?: CallToolResult;
 	/** Set when the input schema could not be compiled, so the arguments went unchecked. */
 	validationSkipped?: string;
 }
@@ -46,26 +62,25 @@ export async function runToolCall(
 	resolveTool: () => Promise<Tool | undefined>,
 	context: CallContext,
 ): Promise<CallOutcome> {
-	const refuse = (status: CallStatus, text: string): CallOutcome => ({
+	const refuse = (status: CallStatus, text: string, check: ArgumentCheck): CallOutcome => ({
 		status,
+		check,
 		message: { role: 'tool', tool_call_id: call.id, content: text, name: call.name, isError: true },
 	});
-	const failed = (error: unknown) => {
-		const failure = describeCallFailure(error, {
-			tool: call.name,
-			timeoutMs: context.options.timeoutMs,
-			stderrTail: context.server.stderrTail(),
-		});
-		return refuse(failure.status, failure.text);
-	};
+	const failure = (error: unknown) =>
+		describeCallFailure(error, { tool: call.name, timeoutMs: context.options.timeoutMs, stderrTail: context.server.stderrTail() });
+	const unchecked: ArgumentCheck['arguments'] = call.arguments ?? call.rawArguments;
 
 	let tool: Tool | undefined;
 	try {
 		tool = await resolveTool();
 	} catch (error) {
-		return failed(error);
+		const { status, text } = failure(error);
+		return refuse(status, text, { status: 'unresolved', arguments: unchecked, reason: text });
 	}
-	if (!tool) return refuse('unknownTool', `Unknown tool '${call.name}'. The server was not called.`);
+	if (!tool) {
+		return refuse('unknownTool', `Unknown tool '${call.name}'. The server was not called.`, { status: 'unknownTool', arguments: unchecked });
+	}
 
 	// `arguments` wins when present: it is what a person edits between nodes.
 	const parsed = parseToolArguments(call.arguments ?? call.rawArguments);
@@ -73,34 +88,43 @@ export async function runToolCall(
 		return refuse(
 			'invalidArguments',
 			`The arguments for tool '${call.name}' could not be read: ${parsed.error}. The server was not called. Send the arguments as one JSON object.`,
+			{ status: 'unparseable', arguments: unchecked, reason: parsed.error },
 		);
 	}
 	const args = parsed.value;
 
-	const check = context.validator.check(tool.inputSchema, args);
-	if (check.status === 'invalid') {
+	const schemaCheck = context.validator.check(tool.inputSchema, args);
+	if (schemaCheck.status === 'invalid') {
 		return refuse(
 			'invalidArguments',
-			`The arguments for tool '${call.name}' do not match its input schema, so the server was not called:\n${describeIssues(check.issues)}\nFix these and call the tool again.`,
+			`The arguments for tool '${call.name}' do not match its input schema, so the server was not called:\n${describeIssues(schemaCheck.issues)}\nFix these and call the tool again.`,
+			{ status: 'invalid', arguments: args, issues: schemaCheck.issues },
 		);
 	}
-	const validationSkipped = check.status === 'unchecked' ? check.reason : undefined;
+	const validationSkipped = schemaCheck.status === 'unchecked' ? schemaCheck.reason : undefined;
+	const check: ArgumentCheck = validationSkipped ? { status: 'unchecked', arguments: args, reason: validationSkipped } : { status: 'valid', arguments: args };
+	const sent = { tool, check, sentArguments: args, validationSkipped };
 
+	const startedAt = Date.now();
 	let result: CallToolResult;
 	try {
 		result = await context.server.callTool(tool.mcpName ?? tool.name, args, context.options);
 	} catch (error) {
-		return { ...failed(error), tool, sentArguments: args, validationSkipped };
+		// A dry run that no longer matches its recording is the run's failure, not the tool's.
+		if (error instanceof ReplayDriftError) throw error;
+		const { status, text } = failure(error);
+		return { ...refuse(status, text, check), ...sent, called: { startedAt, durationMs: Date.now() - startedAt } };
 	}
+	const called = { startedAt, durationMs: Date.now() - startedAt };
 
 	const message = await toToolMessage(call.id, call.name, result, context.storeBinary);
 	const outputProblem = result.isError ? undefined : checkOutput(tool, result, context.validator);
 	if (outputProblem) {
 		message.isError = true;
 		message.content = `${outputProblem}\nThe tool's output was:\n${message.content}`;
-		return { status: 'invalidOutput', message, tool, sentArguments: args, validationSkipped };
+		return { status: 'invalidOutput', message, ...sent, called, result };
 	}
-	return { status: result.isError ? 'toolError' : 'ok', message, tool, sentArguments: args, validationSkipped };
+	return { status: result.isError ? 'toolError' : 'ok', message, ...sent, called, result };
 }
 
 function checkOutput(tool: Tool, result: CallToolResult, validator: SchemaValidator): string | undefined {

@@ -2,23 +2,73 @@ const REDACTED = '[redacted]';
 /** Shorter values ("1", "true", "prod") are settings, not secrets; hiding them would garble text. */
 const MIN_SECRET_LENGTH = 6;
 
-/** Header and field names whose values are credentials, whatever their value looks like. */
-const SECRET_KEYS = /^(authorization|proxy-authorization|x-api-key|api-key|apikey|api_key|cookie|set-cookie|x-goog-api-key|openai-organization)$/i;
+/** Keys whose text values are secrets, matched on the words of a key: `apiKey`, `x-api-key` and `API_KEY` all match `api_key`. */
+export const DEFAULT_SECRET_KEYS = ['password', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'cookie'];
 
-/**
- * A deep copy of `value` with every occurrence of the given secret strings replaced, and the
- * values of well-known credential keys hidden. Applied to everything that leaves a node as a
- * trace or an error text.
- */
-export function redact<T>(value: T, secrets: readonly string[]): T {
-	const needles = [...new Set(secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
-	const visit = (inner: unknown): unknown => {
-		if (typeof inner === 'string') return needles.reduce((text, secret) => text.split(secret).join(REDACTED), inner);
-		if (Array.isArray(inner)) return inner.map(visit);
-		if (inner === null || typeof inner !== 'object') return inner;
-		return Object.fromEntries(
-			Object.entries(inner).map(([key, field]) => [key, SECRET_KEYS.test(key) ? REDACTED : visit(field)]),
-		);
+export interface RedactionRules {
+	/** Values hidden wherever they appear, inside any text: the secrets of the credentials in use. */
+	secrets: readonly string[];
+	/**
+	 * Keys whose text values are hidden. Objects under them are searched, not hidden (a schema property
+	 * named `password`); numbers are kept (`promptTokenCount` is a count, not a token).
+	 */
+	keys?: readonly string[];
+	/** Dotted paths from the value's root whose values are hidden; `*` is any key or index: `messages.*.content`. */
+	paths?: readonly string[];
+}
+
+export interface Redactor {
+	/** Secret values only: for the conversation, whose keys are data (a tool may take an `api_key` argument). */
+	values<T>(value: T): T;
+	/** Secret values, secret keys and paths: for traces, headers, errors and log lines. */
+	all<T>(value: T): T;
+}
+
+export function createRedactor(rules: RedactionRules): Redactor {
+	const needles = [...new Set(rules.secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+	const keyRules = (rules.keys ?? DEFAULT_SECRET_KEYS).map(words).filter((rule) => rule.length > 0);
+	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
+	const text = (value: string) => needles.reduce((hidden, secret) => hidden.split(secret).join(REDACTED), value);
+	const secretKey = (key: string) => {
+		const keyWords = words(key);
+		return keyRules.some((rule) => containsRun(keyWords, rule));
 	};
-	return visit(value) as T;
+
+	const visit = (value: unknown, byKey: boolean, pathsHere: string[][]): unknown => {
+		if (pathsHere.some((path) => path.length === 0)) return REDACTED;
+		if (typeof value === 'string') return text(value);
+		if (value === null || typeof value !== 'object') return value;
+		const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((inner, index) => [String(index), inner]) : Object.entries(value);
+		const visited = entries.map(([key, inner]): [string, unknown] => {
+			const deeper = pathsHere.filter((path) => path[0] === '*' || path[0] === key).map((path) => path.slice(1));
+			const hidden = byKey && typeof inner === 'string' && secretKey(key);
+			return [key, hidden ? REDACTED : visit(inner, byKey, deeper)];
+		});
+		return Array.isArray(value) ? visited.map(([, inner]) => inner) : Object.fromEntries(visited);
+	};
+	return {
+		values: (value) => visit(value, false, []) as typeof value,
+		all: (value) => visit(value, true, paths) as typeof value,
+	};
+}
+
+/** Secret values and the default secret keys: what the model and MCP layers apply to what they record. */
+export function redact<T>(value: T, secrets: readonly string[]): T {
+	return createRedactor({ secrets }).all(value);
+}
+
+/** `x-api-key` → [x, api, key]; `apiKey` → [api, key]; `API_KEY` → [api, key]. */
+function words(key: string): string[] {
+	return key
+		.replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+		.toLowerCase()
+		.split(/[^a-z0-9]+/)
+		.filter((word) => word !== '');
+}
+
+function containsRun(haystack: string[], run: string[]): boolean {
+	for (let start = 0; start + run.length <= haystack.length; start++) {
+		if (run.every((word, offset) => haystack[start + offset] === word)) return true;
+	}
+	return false;
 }

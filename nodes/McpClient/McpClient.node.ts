@@ -1,5 +1,7 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import { secretsOf } from '../../lib/mcp';
 import { processItems } from '../shared/items';
+import { redactionOf } from '../shared/traceOptions';
 import { properties } from './description';
 import { getToolArgumentFields, getToolNames, mcpServerConnection, searchTools } from './methods';
 import { callTool } from './operations/callTool';
@@ -47,10 +49,13 @@ export class McpClient implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0) as 'listTools' | 'executeToolCalls' | 'callTool';
-		const config = await serverConfigOf(this);
-		if (operation === 'listTools') return processItems(this, 1, Infinity, listTools(this, config));
+		// A dry run answers from its recording: no server, so no credential is needed.
+		const dryRun = operation !== 'callTool' && this.getNodeParameter('dryRun', 0, 'off') !== 'off';
+		const config = dryRun ? undefined : await serverConfigOf(this);
+		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, config ? secretsOf(config) : []);
+		if (operation === 'listTools') return processItems(this, 1, Infinity, listTools(this, config, redaction), redaction);
 		const settings = callSettingsOf(this);
-		const processItem = operation === 'callTool' ? callTool(this, config, settings) : executeToolCalls(this, config, settings);
-		return processItems(this, 1, settings.concurrency, processItem);
+		const processItem = operation === 'callTool' ? callTool(this, config!, settings, redaction) : executeToolCalls(this, config, settings, redaction);
+		return processItems(this, 1, settings.concurrency, processItem, redaction);
 	}
 }

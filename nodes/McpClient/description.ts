@@ -1,4 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { recordingProperties } from '../shared/recordingOptions';
+import { traceOptionsProperty } from '../shared/traceOptions';
 
 const show = (operation: string[]) => ({ show: { operation } });
 
@@ -178,4 +180,13 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
+	...recordingProperties({
+		name: 'dryRun',
+		displayName: 'Dry Run',
+		description:
+			'Answer tools/list and each tools/call from a recorded trace instead of the server: arguments are still checked, no server is started. Stops at the first call that differs from the recording.',
+		displayOptions: show(['listTools', 'executeToolCalls']),
+	}),
+	traceOptionsProperty,
 ];
+

@@ -52,9 +52,15 @@ export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, con
 	return label || connection.server.name;
 }
 
-/** Keeps binary data a tool returned on the item, under a property named after the call. */
-export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionData): BinaryStore {
-	return async (data, mimeType, fileName) => {
+const TEXT_LIKE = /^(text\/|application\/(json|xml|x-ndjson|yaml|javascript)|[^;]*\+(json|xml))/i;
+
+/**
+ * Keeps binary data a tool returned on the item, under a property named after the call. Text-like
+ * data is redacted first, as a tool may print a secret into a file as well as into its text.
+ */
+export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionData, redactText: (text: string) => string): BinaryStore {
+	return async (bytes, mimeType, fileName) => {
+		const data = TEXT_LIKE.test(mimeType) ? Buffer.from(redactText(bytes.toString('utf8')), 'utf8') : bytes;
 		const stem = fileName.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
 		item.binary ??= {};
 		let property = stem;

@@ -1,5 +1,6 @@
 import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { mapConcurrently } from '../../lib/util/concurrency';
+import type { NodeRedaction } from './traceOptions';
 
 export interface Routed {
 	/** Index of the node output the item leaves by. */
@@ -10,25 +11,28 @@ export interface Routed {
 /**
  * Runs every input item (not just the first), `concurrency` at a time, keeping their order and
  * pairing each result with its input. A failing item stops the node, or with "continue on fail"
- * leaves by the first output as its own json plus `error`, so nothing is lost.
+ * leaves by the first output as its own json plus `error`, so nothing is lost. Every item and error
+ * passes the item's redaction on the way out: no secret leaves the node.
  */
 export async function processItems(
 	context: IExecuteFunctions,
 	outputCount: number,
 	concurrency: number,
 	processItem: (item: INodeExecutionData, itemIndex: number) => Promise<Routed>,
+	redactionFor: (itemIndex: number) => NodeRedaction,
 ): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
 	const routed = await mapConcurrently(items, concurrency, async (item, itemIndex): Promise<Routed> => {
+		const redaction = redactionFor(itemIndex);
 		try {
 			const result = await processItem(item, itemIndex);
-			return { output: result.output, item: { ...result.item, pairedItem: { item: itemIndex } } };
+			return { output: result.output, item: { ...result.item, json: redaction.item(result.item.json), pairedItem: { item: itemIndex } } };
 		} catch (error) {
-			const nodeError = asNodeError(context, error, itemIndex);
+			const nodeError = redacted(asNodeError(context, error, itemIndex), redaction);
 			if (!context.continueOnFail()) throw nodeError;
 			return {
 				output: 0,
-				item: { json: { ...item.json, error: nodeError.message }, binary: item.binary, pairedItem: { item: itemIndex } },
+				item: { json: redaction.item({ ...item.json, error: nodeError.message }), binary: item.binary, pairedItem: { item: itemIndex } },
 			};
 		}
 	});
@@ -40,4 +44,10 @@ export async function processItems(
 function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
 	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+}
+
+function redacted<T extends NodeApiError | NodeOperationError>(error: T, redaction: NodeRedaction): T {
+	error.message = redaction.text(error.message);
+	if (typeof error.description === 'string') error.description = redaction.text(error.description);
+	return error;
 }

@@ -76,12 +76,64 @@ describe('example: the manual MCP tool loop', () => {
 		expect(api.requests[2].body!.messages[5]).toEqual({ role: 'tool', tool_call_id: 'call_echo', content: 'Echo: 42' });
 		expect(api.requests[0].body!.tools!.map((tool: any) => tool.function.name)).toEqual(['echo', 'get-sum', 'get-tiny-image']);
 
-		// The trace tells the story: list, then model/call pairs, each step once.
-		expect(final.trace.map((entry: any) => entry.step)).toEqual([
-			'mcp.listTools',
-			'model.request', 'model.response', 'mcp.callTool',
-			'model.request', 'model.response', 'mcp.callTool',
-			'model.request', 'model.response',
+		// The trace tells the story (docs/trace.md): the listing in round 0, then each round's model turn
+		// and the steps of the calls it asked for, every step once, in order.
+		const execute = 'Execute Tool Calls';
+		const callSteps = (round: number) => [
+			['arguments.validation', round, execute],
+			['tools.call.request', round, execute],
+			['tools.call.result', round, execute],
+		];
+		expect(final.trace.map((entry: any) => [entry.step, entry.round, entry.node])).toEqual([
+			['tools.list', 0, 'List Tools'],
+			['model.request', 1, 'Model'],
+			['model.response', 1, 'Model'],
+			...callSteps(1),
+			['model.request', 2, 'Model'],
+			['model.response', 2, 'Model'],
+			...callSteps(2),
+			['model.request', 3, 'Model'],
+			['model.response', 3, 'Model'],
+		]);
+		const started = final.trace.map((entry: any) => Date.parse(entry.at));
+		expect(started.every((at: number) => Number.isFinite(at))).toBe(true);
+		expect(started).toEqual([...started].sort((a, b) => a - b));
+		// Every step carries its JSON, measured: nothing left out at the default settings.
+		for (const entry of final.trace) {
+			expect({ step: entry.step, round: entry.round, omitted: entry.payloadOmitted, hasPayload: entry.payload !== undefined }).toEqual({
+				step: entry.step,
+				round: entry.round,
+				omitted: undefined,
+				hasPayload: true,
+			});
+			expect({ step: entry.step, bytes: entry.bytes }).toEqual({ step: entry.step, bytes: Buffer.byteLength(JSON.stringify(entry.payload)) });
+		}
+		const [listed, ...steps] = final.trace;
+		expect(listed.payload.map((tool: any) => tool.name)).toEqual(['echo', 'get-sum', 'get-tiny-image']);
+		const byRound = (step: string) => steps.filter((entry: any) => entry.step === step);
+		expect(byRound('model.request').map((entry: any) => entry.payload)).toEqual(api.requests.map((request) => request.body));
+		expect(byRound('model.request').map((entry: any) => entry.headers.authorization)).toEqual(['[redacted]', '[redacted]', '[redacted]']);
+		expect(byRound('model.response').map((entry: any) => entry.toolCalls)).toEqual([
+			[{ id: 'call_sum', name: 'get-sum' }],
+			[{ id: 'call_echo', name: 'echo' }],
+			[],
+		]);
+		expect(byRound('model.response').map((entry: any) => entry.payload.choices[0].message.content)).toEqual([
+			null,
+			echoCall.content,
+			finalAnswer.content,
+		]);
+		expect(byRound('arguments.validation').map((entry: any) => [entry.callId, entry.tool, entry.status, entry.payload])).toEqual([
+			['call_sum', 'get-sum', 'valid', { a: 17, b: 25 }],
+			['call_echo', 'echo', 'valid', { message: '42' }],
+		]);
+		expect(byRound('tools.call.request').map((entry: any) => [entry.callId, entry.server, entry.payload])).toEqual([
+			['call_sum', 'everything', { name: 'get-sum', arguments: { a: 17, b: 25 } }],
+			['call_echo', 'everything', { name: 'echo', arguments: { message: '42' } }],
+		]);
+		expect(byRound('tools.call.result').map((entry: any) => [entry.callId, entry.status, entry.payload.content])).toEqual([
+			['call_sum', 'ok', [{ type: 'text', text: sumResult.content }]],
+			['call_echo', 'ok', [{ type: 'text', text: echoResult.content }]],
 		]);
 		expect(JSON.stringify(final)).not.toContain('sk-loop-test-key');
 	});
@@ -93,5 +145,13 @@ describe('example: the manual MCP tool loop', () => {
 			runsOf(run, 'Model').map((model) => model.outputs.map((items) => items.map(({ json: { trace, ...rest } }) => rest)));
 		expect(withoutTrace(streamed)).toEqual(withoutTrace(plain));
 		expect(api.requests.filter((request) => request.body!.stream === true)).toHaveLength(3);
+		// The streamed trace has the same steps; each response says how many chunks it was assembled from.
+		const finalTrace = (run: typeof plain) => (outputOf(run, 'Model', 1)[0].json as any).trace;
+		const shape = (run: typeof plain) => finalTrace(run).map((entry: any) => [entry.step, entry.round]);
+		expect(shape(streamed)).toEqual(shape(plain));
+		const responses = (run: typeof plain) => finalTrace(run).filter((entry: any) => entry.step === 'model.response');
+		expect(responses(streamed).map((entry: any) => entry.streamedChunks)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
+		expect(responses(streamed).every((entry: any) => entry.streamedChunks > 0 && entry.payload !== undefined)).toBe(true);
+		expect(responses(plain).map((entry: any) => entry.streamedChunks)).toEqual([undefined, undefined, undefined]);
 	});
 });

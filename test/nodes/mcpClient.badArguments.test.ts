@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import { callTraces, conversationOf, expectConversationItem, mcpClientNode, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
+import { conversationOf, expectConversationItem, mcpClientNode, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
 import { faultStdio, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -278,14 +278,43 @@ describe('MCP Client: bad tool-call arguments', () => {
 			expect(conversationOf(json).toolCalls).toEqual([]);
 			const messages = toolMessages(json);
 			expect(messages).toHaveLength(1);
-			const [trace] = callTraces(json);
+			const trace = conversationOf(json).trace;
 			if (id === 'valid_order') continue;
 			expect({ id, message: messages[0] }).toEqual({
 				id,
 				message: { role: 'tool', tool_call_id: id, name: call.name, isError: true, content },
 			});
-			expect({ id, status: trace.status, callId: trace.callId }).toEqual({ id, status: 'invalidArguments', callId: id });
-			expect(trace).not.toHaveProperty('arguments');
+			// Checked and refused: no tools.call.request, the server was not called.
+			expect({ id, steps: trace.map((entry) => [entry.step, entry.callId]) }).toEqual({
+				id,
+				steps: [
+					['arguments.validation', id],
+					['tools.call.result', id],
+				],
+			});
+			const [validation, result] = trace;
+			expect({ id, status: result.status, error: (result.payload as any)?.error }).toEqual({ id, status: 'invalidArguments', error: content });
+			const unparseable = content.startsWith(`The arguments for tool '${call.name}' could not be read`);
+			expect({ id, status: validation.status }).toEqual({ id, status: unparseable ? 'unparseable' : 'invalid' });
+			if (unparseable) expect({ id, reason: validation.reason }).toEqual({ id, reason: expect.any(String) });
+			else expect({ id, issues: validation.issues }).toEqual({ id, issues: expect.arrayContaining([expect.anything()]) });
+			if (id.startsWith('huge_')) {
+				// Megabytes of arguments are measured, not copied into the trace.
+				expect({ id, bytes: validation.bytes, omitted: validation.payloadOmitted, payload: validation.payload }).toEqual({
+					id,
+					bytes: expect.any(Number),
+					omitted: expect.stringContaining('payload limit'),
+					payload: undefined,
+				});
+				expect(validation.bytes).toBeGreaterThan(TWO_MB);
+				expect(JSON.stringify(trace).length).toBeLessThan(64 * 1024);
+			} else if (!unparseable) {
+				// Schema mismatches: the arguments as parsed.
+				expect({ id, payload: validation.payload }).toEqual({ id, payload: (call.arguments as object | null) ?? {} });
+			} else if (typeof call.arguments !== 'object' || call.arguments === null) {
+				// Unreadable text: the raw text as the model sent it.
+				expect({ id, payload: validation.payload }).toEqual({ id, payload: call.rawArguments });
+			}
 			// Error texts stay short whatever the model sent.
 			expect(messages[0].content.length).toBeLessThan(2048);
 		}
@@ -300,7 +329,11 @@ describe('MCP Client: bad tool-call arguments', () => {
 				structuredContent: { received: validOrder },
 			},
 		]);
-		expect(callTraces(validJson)[0]).toMatchObject({ status: 'ok', arguments: validOrder });
+		const validTrace = conversationOf(validJson).trace;
+		expect(validTrace.map((entry) => entry.step)).toEqual(['arguments.validation', 'tools.call.request', 'tools.call.result']);
+		expect(validTrace[0]).toMatchObject({ status: 'valid', callId: 'valid_order', payload: validOrder });
+		expect(validTrace[1]).toMatchObject({ callId: 'valid_order', payload: { name: 'submit_order', arguments: validOrder } });
+		expect(validTrace[2]).toMatchObject({ status: 'ok', callId: 'valid_order', payload: { structuredContent: { received: validOrder } } });
 
 		// The server was not called for any bad call: the count rose by the one call below only (the
 		// stricter counter items did not reach it), and the 4 MB of bad arguments never crossed its stdin.

@@ -169,7 +169,7 @@ describe('MCP Client: editor methods', () => {
 
 	it('lists the live tool names, titles first, for the tool pickers', async () => {
 		const options = await getToolNames.call(editor());
-		expect(options).toHaveLength(15);
+		expect(options).toHaveLength(16);
 		expect(options[0]).toEqual({ name: 'Echo', value: 'echo', description: 'Returns the given text unchanged.' });
 		expect(options.map((option) => option.value)).toEqual(expect.arrayContaining(['add', 'math.mul', 'submit_order', 'headers']));
 	});
@@ -180,7 +180,7 @@ describe('MCP Client: editor methods', () => {
 		expect(await values('mul')).toEqual(['math.mul']);
 		expect(await values('order')).toEqual(['submit_order']);
 		expect(await values('no match at all')).toEqual([]);
-		expect(await values()).toHaveLength(15);
+		expect(await values()).toHaveLength(16);
 	});
 
 	it('builds the argument form from the tool’s input schema: required flags, types, enum options', async () => {
@@ -219,7 +219,7 @@ describe('MCP Client: editor methods', () => {
 	it('tests a stdio credential: what answered, and no server process stays behind', async () => {
 		const config = faultStdio({ name: 'credential-check', serverVersion: '2.3.4' });
 		const result = await testCredential('mcpStdioServerApi', stdioCredential(config));
-		expect(result).toEqual({ status: 'OK', message: 'Connected to credential-check 2.3.4 (MCP 2025-11-25, stdio): 15 tools' });
+		expect(result).toEqual({ status: 'OK', message: 'Connected to credential-check 2.3.4 (MCP 2025-11-25, stdio): 16 tools' });
 		expect(listTestServerProcesses().filter((server) => server.command.includes('credential-check'))).toEqual([]);
 	});
 
@@ -227,7 +227,7 @@ describe('MCP Client: editor methods', () => {
 		const server = await startHttpServer('fault', { name: 'http-check', requireHeaders: { Authorization: 'Bearer cred-token-1234' } });
 		expect(await testCredential('mcpHttpServerApi', httpCredential(server.url, { token: 'cred-token-1234' }))).toEqual({
 			status: 'OK',
-			message: 'Connected to http-check 1.0.0 (MCP 2025-11-25, streamableHttp): 15 tools',
+			message: 'Connected to http-check 1.0.0 (MCP 2025-11-25, streamableHttp): 16 tools',
 		});
 		const refused = await testCredential('mcpHttpServerApi', httpCredential(server.url, { token: 'wrong-token-5678' }));
 		expect(refused.status).toBe('Error');

@@ -34,13 +34,43 @@ describe('MCP Client: Execute Tool Calls', () => {
 			{ role: 'tool', tool_call_id: calls[1].id, name: 'add', content: '5', structuredContent: { sum: 5 } },
 			{ role: 'tool', tool_call_id: calls[2].id, name: 'math.mul', content: '20' },
 		]);
-		const callTraces = json.trace.filter((entry: any) => entry.step === 'mcp.callTool');
-		expect(callTraces.map((entry: any) => [entry.tool, entry.status, entry.arguments])).toEqual([
-			['echo', 'ok', { text: 'first' }],
-			['add', 'ok', { a: 2, b: 3 }],
-			['math.mul', 'ok', { a: 4, b: 5 }],
+		// Each call: its arguments checked, the request sent, the result received, in call order.
+		expect(json.trace.map((entry: any) => [entry.step, entry.callId])).toEqual([
+			['tools.list', undefined],
+			...calls.flatMap((c) => [
+				['arguments.validation', c.id],
+				['tools.call.request', c.id],
+				['tools.call.result', c.id],
+			]),
 		]);
-		expect(callTraces[0]).toMatchObject({ node: 'Execute', server: 'fault-server', callId: calls[0].id, durationMs: expect.any(Number) });
+		const ofStep = (step: string) => json.trace.filter((entry: any) => entry.step === step);
+		expect(ofStep('arguments.validation').map((entry: any) => [entry.tool, entry.status, entry.payload])).toEqual([
+			['echo', 'valid', { text: 'first' }],
+			['add', 'valid', { a: 2, b: 3 }],
+			['math.mul', 'valid', { a: 4, b: 5 }],
+		]);
+		expect(ofStep('tools.call.request').map((entry: any) => [entry.tool, entry.payload])).toEqual([
+			['echo', { name: 'echo', arguments: { text: 'first' } }],
+			['add', { name: 'add', arguments: { a: 2, b: 3 } }],
+			['math.mul', { name: 'math.mul', arguments: { a: 4, b: 5 } }],
+		]);
+		const results = ofStep('tools.call.result');
+		expect(results.map((entry: any) => [entry.tool, entry.status])).toEqual([
+			['echo', 'ok'],
+			['add', 'ok'],
+			['math.mul', 'ok'],
+		]);
+		expect(results[0].payload).toMatchObject({ content: [{ type: 'text', text: 'first' }] });
+		expect(results[1].payload).toMatchObject({ structuredContent: { sum: 5 } });
+		expect(results[0]).toMatchObject({
+			node: 'Execute',
+			round: 0,
+			server: 'fault-server',
+			callId: calls[0].id,
+			durationMs: expect.any(Number),
+			bytes: expect.any(Number),
+		});
+		expect(ofStep('tools.call.request')[0]).toMatchObject({ node: 'Execute', round: 0, server: 'fault-server', callId: calls[0].id });
 	});
 
 	it('turns images, audio and blobs into n8n binary data referenced from the message', async () => {
@@ -65,6 +95,12 @@ describe('MCP Client: Execute Tool Calls', () => {
 		expect(png.subarray(1, 4).toString()).toBe('PNG');
 		expect(item.binary![`${imageCall.id}_1`]).toMatchObject({ mimeType: 'image/png', fileName: `${imageCall.id}_1.png` });
 		expect([...Buffer.from(item.binary![`${imageCall.id}_3`].data, 'base64')]).toEqual([0, 1, 2, 3, 254, 255]);
+		// The trace names the binary properties instead of inlining the base64.
+		const result = (item.json as any).trace.find((entry: any) => entry.step === 'tools.call.result');
+		const traced = JSON.stringify(result.payload);
+		expect(traced).not.toContain(item.binary![`${imageCall.id}_1`].data);
+		expect(traced).not.toContain(item.binary![`${imageCall.id}_3`].data);
+		expect(result.payload.content[0].data).toEqual({ binaryProperty: `${imageCall.id}_1`, bytes: png.length });
 	});
 
 	it('turns every kind of failure into an error result the model can act on', async () => {
@@ -79,13 +115,22 @@ describe('MCP Client: Execute Tool Calls', () => {
 		];
 		const { json } = (await executeCalls(calls, { timeoutMs: 500 })) as any;
 		const byId = Object.fromEntries(toolMessages(json).map((message: any) => [message.tool_call_id, message]));
-		const status = Object.fromEntries(json.trace.filter((e: any) => e.step === 'mcp.callTool').map((e: any) => [e.callId, e.status]));
+		const entriesOf = (step: string) => json.trace.filter((e: any) => e.step === step);
+		const status = Object.fromEntries(entriesOf('tools.call.result').map((e: any) => [e.callId, e.status]));
+		expect(Object.keys(status)).toEqual(calls.map((c) => c.id));
+		// Every call but the unknown tool reached the server; all were checked first.
+		expect(entriesOf('tools.call.request').map((e: any) => e.callId)).toEqual(calls.filter((c) => c.name !== 'no_such_tool').map((c) => c.id));
+		const checked = Object.fromEntries(entriesOf('arguments.validation').map((e: any) => [e.callId, e.status]));
+		expect(calls.map((c) => checked[c.id])).toEqual(['valid', 'valid', 'valid', 'valid', 'unknownTool', 'valid', 'valid']);
 
 		expect(byId[calls[0].id]).toMatchObject({ isError: true });
 		expect(status[calls[0].id]).toBe('toolError');
 
 		expect(byId[calls[1].id].content).toMatch(/^The MCP server refused the call to tool 'throws': .+ \(JSON-RPC error -32602\)\.$/);
 		expect(status[calls[1].id]).toBe('serverError');
+		// Without a result, the result entry carries the error the model was given.
+		const resultOf = (id: string) => entriesOf('tools.call.result').find((e: any) => e.callId === id);
+		expect(resultOf(calls[1].id).payload).toEqual({ error: byId[calls[1].id].content });
 
 		expect(byId[calls[2].id]).toMatchObject({ isError: true, structuredContent: { count: 'many' } });
 		expect(byId[calls[2].id].content).toContain("Tool 'bad_output' returned structured content that does not match its output schema:\n- '/count' must be integer");
@@ -96,6 +141,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 
 		expect(byId[calls[4].id]).toMatchObject({ isError: true, content: "Unknown tool 'no_such_tool'. The server was not called." });
 		expect(status[calls[4].id]).toBe('unknownTool');
+		expect(resultOf(calls[4].id).payload).toEqual({ error: byId[calls[4].id].content });
 
 		expect(byId[calls[5].id]).toMatchObject({ content: 'answer after garbage' });
 		expect(byId[calls[5].id].isError).toBeUndefined();

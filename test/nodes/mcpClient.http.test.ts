@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf, type EngineRun } from '../support/engine';
-import { callTraces, conversationOf, expectConversationItem, httpCredential, mcpClientNode, pendingCall, runMcpChain, toolMessages } from '../support/mcpWorkflow';
+import { conversationOf, expectConversationItem, httpCredential, mcpClientNode, pendingCall, runMcpChain, toolMessages } from '../support/mcpWorkflow';
 import { startHttpServer, stopAllServers, type HttpServerHandle } from '../support/servers';
 
 afterAll(async () => {
@@ -20,6 +20,8 @@ const execute = (extra: Record<string, unknown> = {}) =>
 	mcpClientNode('Execute', { operation: 'executeToolCalls', connectionType: 'http' }, extra);
 
 const call = (name: string, args: Record<string, unknown> = {}) => pendingCall(name, args);
+/** The item's trace entries of one step, in order. */
+const stepsOf = (json: IDataObject, step: string) => conversationOf(json).trace.filter((entry) => entry.step === step);
 /** The server as the List Tools trace entry describes it. */
 const listedServer = (json: IDataObject) => conversationOf(json).trace[0].server as Record<string, unknown>;
 
@@ -65,7 +67,10 @@ describe('MCP Client over HTTP', () => {
 		const [headers, echo, repeated] = toolMessages(json);
 		expect(echo).toMatchObject({ content: 'over http' });
 		expect(repeated).toMatchObject({ content: 'authenticated with [redacted]' });
-		expect(callTraces(json)[2].arguments).toEqual({ text: 'authenticated with [redacted]' });
+		const [, , repeatedCheck] = stepsOf(json, 'arguments.validation');
+		const [, , repeatedRequest] = stepsOf(json, 'tools.call.request');
+		expect(repeatedCheck.payload).toEqual({ text: 'authenticated with [redacted]' });
+		expect(repeatedRequest.payload).toEqual({ name: 'echo', arguments: { text: 'authenticated with [redacted]' } });
 		// The server required the token on every request; what it saw comes back with the token hidden.
 		expect(headers.structuredContent?.headers).toMatchObject({
 			authorization: '[redacted]',
@@ -73,7 +78,9 @@ describe('MCP Client over HTTP', () => {
 			'mcp-protocol-version': listedServer(json).protocolVersion,
 		});
 		expect(headers.content).toContain('"authorization":"[redacted]"');
-		expect(callTraces(json).map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+		expect(stepsOf(json, 'tools.call.result').map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+		// The trace's copy of what the server saw hides the token too.
+		expect((stepsOf(json, 'tools.call.result')[0].payload as any).structuredContent.headers).toMatchObject({ authorization: '[redacted]' });
 	});
 
 	it('sends custom headers, values with spaces as typed, on every request of the legacy SSE transport', async () => {
@@ -141,7 +148,11 @@ describe('MCP Client over HTTP', () => {
 		expect(badType).toMatchObject({ isError: true });
 		expect(badType.content).toContain("- '/message' must be string (schema rule #/properties/message/type)");
 		expect(badName.content).toContain("- the arguments object must have required property 'message' (schema rule #/required)");
-		expect(callTraces(json).map((entry) => entry.status)).toEqual(['ok', 'invalidArguments', 'invalidArguments']);
-		expect(callTraces(json)[0].arguments).toEqual({ message: 'hello over http' });
+		expect(stepsOf(json, 'tools.call.result').map((entry) => entry.status)).toEqual(['ok', 'invalidArguments', 'invalidArguments']);
+		expect(stepsOf(json, 'arguments.validation').map((entry) => entry.status)).toEqual(['valid', 'invalid', 'invalid']);
+		// Only the valid call was sent.
+		expect(stepsOf(json, 'tools.call.request').map((entry) => [entry.callId, entry.payload])).toEqual([
+			[valid.id, { name: 'echo', arguments: { message: 'hello over http' } }],
+		]);
 	});
 });

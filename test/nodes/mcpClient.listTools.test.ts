@@ -31,8 +31,8 @@ describe('MCP Client: List Tools', () => {
 		const [first, second] = items.map((item) => item.json as any);
 		expect(first.ticket).toBe(1);
 		expect(second.messages).toEqual([{ role: 'user', content: 'hi' }]);
-		// The fault server serves 15 tools in pages of 3: all of them arrive.
-		expect(first.tools).toHaveLength(15);
+		// The fault server serves 16 tools in pages of 3: all of them arrive.
+		expect(first.tools).toHaveLength(16);
 		expect(first.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['echo', 'add', 'math.mul', 'submit_order', 'headers']));
 		const add = first.tools.find((tool: any) => tool.name === 'add');
 		expect(add).toMatchObject({ server: 'fault-server', mcpName: 'add', outputSchema: { type: 'object' } });
@@ -40,17 +40,26 @@ describe('MCP Client: List Tools', () => {
 
 		expect(first.trace).toEqual([
 			{
-				step: 'mcp.listTools',
+				step: 'tools.list',
 				node: 'List Tools',
+				round: 0,
 				at: expect.any(String),
 				durationMs: expect.any(Number),
 				server: { label: 'fault-server', name: 'fault-server', version: '1.0.0', protocolVersion: '2025-11-25', transport: 'stdio' },
-				toolCount: 15,
-				listedCount: 15,
+				toolCount: 16,
+				listedCount: 16,
 				listHash: expect.stringMatching(/^sha256:[0-9a-f]{16}$/),
+				bytes: expect.any(Number),
+				payload: expect.any(Array),
 			},
 		]);
 		expect(second.trace[0].listHash).toBe(first.trace[0].listHash);
+		// The payload is the list as the server gave it, measured as UTF-8 JSON.
+		const [listing] = first.trace;
+		expect(listing.payload.map((tool: any) => tool.name)).toEqual(first.tools.map((tool: any) => tool.mcpName));
+		expect(listing.payload.find((tool: any) => tool.name === 'add')).toMatchObject({ inputSchema: add.inputSchema, outputSchema: add.outputSchema });
+		expect(listing.bytes).toBe(Buffer.byteLength(JSON.stringify(listing.payload)));
+		expect(new Date(listing.at).toISOString()).toBe(listing.at);
 	});
 
 	it('includes only the chosen tools, or all but the excluded ones, and the hash follows the list', async () => {
@@ -59,9 +68,11 @@ describe('MCP Client: List Tools', () => {
 		const onlyJson = outputOf(only, 'List Tools')[0].json as any;
 		const exceptJson = outputOf(except, 'List Tools')[0].json as any;
 		expect(onlyJson.tools.map((tool: any) => tool.name)).toEqual(['echo', 'add']);
-		expect(onlyJson.trace[0]).toMatchObject({ toolCount: 2, listedCount: 15 });
+		expect(onlyJson.trace[0]).toMatchObject({ step: 'tools.list', toolCount: 2, listedCount: 16 });
+		expect(onlyJson.trace[0].payload.map((tool: any) => tool.name)).toEqual(['echo', 'add']);
+		expect(exceptJson.trace[0].payload).toHaveLength(14);
 		expect(exceptJson.tools.map((tool: any) => tool.name)).not.toEqual(expect.arrayContaining(['crash']));
-		expect(exceptJson.tools).toHaveLength(13);
+		expect(exceptJson.tools).toHaveLength(14);
 		expect(onlyJson.trace[0].listHash).not.toBe(exceptJson.trace[0].listHash);
 	});
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { McpConnection, sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import { callTraces, expectConversationItem, mcpClientNode, pendingCall, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
+import { conversationOf, expectConversationItem, mcpClientNode, pendingCall, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
 import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -14,6 +14,8 @@ const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (concurrency: number) => mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } });
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) => pendingCall(name, args, id);
+/** The item's tools.call.result entries, one per answered call, in call order. */
+const callResults = (json: Parameters<typeof conversationOf>[0]) => conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
 
 /** One item calling `counter` then `pid`: the count so far and the server process that answered. */
 async function countAndPid(): Promise<{ count: number; pid: number }> {
@@ -90,7 +92,11 @@ describe('MCP Client: many items on one pooled server', () => {
 			]);
 			expect(messages[1].content).toBe(`item ${index}`);
 			expect(messages[2].structuredContent).toEqual({ pid: baseline.pid });
-			expect(callTraces(item.json).map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+			expect(callResults(item.json).map((entry) => [entry.callId, entry.status])).toEqual([
+				[`count_${index}`, 'ok'],
+				[`echo_${index}`, 'ok'],
+				[`pid_${index}`, 'ok'],
+			]);
 			counts.push(messages[0].structuredContent?.count as number);
 		}
 		// Every call counted once, by the same process: exactly the next 100 numbers, none twice.
@@ -131,7 +137,8 @@ describe('MCP Client: many items on one pooled server', () => {
 		for (const [index, item] of items.entries()) {
 			expectConversationItem(item.json);
 			const [slow, pidMessage] = toolMessages(item.json);
-			const [slowTrace, pidTrace] = callTraces(item.json);
+			const [slowTrace, pidTrace] = callResults(item.json);
+			expect([slowTrace.callId, pidTrace.callId]).toEqual([`slow_${index}`, `pid_${index}`]);
 			expect([slow.tool_call_id, pidMessage.tool_call_id]).toEqual([`slow_${index}`, `pid_${index}`]);
 			if (slowTrace.status === 'ok') {
 				expect(slow).toMatchObject({ content: 'waited 300 ms' });

@@ -68,13 +68,40 @@ describe('Tool Calling Model', () => {
 		api.script(reply.text('Five.'));
 		const { answers } = await runModel({ userMessage: 'hi' }, [{ json: {} }], {}, { headers: { header: [{ name: 'X-Gateway-Key', value: 'gw-secret-123' }] } });
 		const json = answers[0].json as any;
+		expect(json.trace).toHaveLength(2);
 		const [request, response] = json.trace;
-		expect(request).toMatchObject({ step: 'model.request', node: 'Model', method: 'POST', url: `${api.baseURL}/chat/completions` });
+		expect(request).toMatchObject({
+			step: 'model.request',
+			node: 'Model',
+			round: 1,
+			at: expect.any(String),
+			dialect: 'openaiChat',
+			method: 'POST',
+			url: `${api.baseURL}/chat/completions`,
+			bytes: expect.any(Number),
+		});
+		// Header names as the transport sent them: lower-cased.
 		expect(request.headers.authorization).toBe('[redacted]');
 		expect(request.headers['x-gateway-key']).toBe('[redacted]');
-		expect(request.body.messages).toEqual([{ role: 'user', content: 'hi' }]);
-		expect(response).toMatchObject({ step: 'model.response', finishReason: 'stop', attempts: [{ status: 200 }], usage: { total_tokens: 30 } });
-		expect(response.body.choices[0].message.content).toBe('Five.');
+		// The body as sent, under payload.
+		expect(request.payload).toEqual(api.requests[0].body);
+		expect(request.payload.messages).toEqual([{ role: 'user', content: 'hi' }]);
+		expect(request.bytes).toBe(Buffer.byteLength(JSON.stringify(request.payload)));
+		expect(request).not.toHaveProperty('body');
+		expect(response).toMatchObject({
+			step: 'model.response',
+			node: 'Model',
+			round: 1,
+			dialect: 'openaiChat',
+			durationMs: expect.any(Number),
+			finishReason: 'stop',
+			attempts: [{ status: 200 }],
+			usage: { total_tokens: 30 },
+			toolCalls: [],
+			bytes: expect.any(Number),
+		});
+		expect(response.payload.choices[0].message.content).toBe('Five.');
+		expect(response).not.toHaveProperty('body');
 		expect(api.requests[0].headers['x-gateway-key']).toBe('gw-secret-123');
 		const output = JSON.stringify(json);
 		expect(output).not.toContain('sk-test-secret-key');

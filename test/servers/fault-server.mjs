@@ -245,6 +245,20 @@ const tools = [
 		run: () => ({ isError: true, content: [{ type: 'text', text: 'The tool failed on purpose.' }] }),
 	},
 	{
+		name: 'env_file',
+		description: 'Tells its environment: as text, and as a text file (an embedded resource), both with every variable and value.',
+		inputSchema: noArgs,
+		run: () => {
+			const listing = Object.entries(process.env).map(([name, value]) => `${name}=${value}`).join('\n');
+			return {
+				content: [
+					{ type: 'text', text: listing },
+					{ type: 'resource', resource: { uri: 'fault://env.txt', mimeType: 'text/plain', blob: Buffer.from(listing).toString('base64') } },
+				],
+			};
+		},
+	},
+	{
 		name: 'throws',
 		description: 'Answers with a JSON-RPC error instead of a result.',
 		inputSchema: noArgs,

@@ -39,6 +39,7 @@ const FAULT_TOOLS = [
 	'hang',
 	'crash',
 	'fail',
+	'env_file',
 	'throws',
 	'bad_output',
 	'garbage',

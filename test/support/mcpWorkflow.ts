@@ -82,7 +82,7 @@ export const conversationOf = (json: IDataObject) => json as unknown as Conversa
 export const toolMessages = (json: IDataObject) =>
 	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
 
-export const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'mcp.callTool');
+export const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
 
 let nextCallId = 0;
 

@@ -3,15 +3,20 @@ import { parseToolArguments } from '../../../lib/conversation/arguments';
 import { toConversationTool } from '../../../lib/conversation/tools';
 import type { JsonSchema } from '../../../lib/conversation/types';
 import { runToolCall } from '../../../lib/execution/runToolCall';
-import { redact } from '../../../lib/json/redact';
-import { secretsOf, type McpServerConfig } from '../../../lib/mcp';
+import type { McpServerConfig } from '../../../lib/mcp';
 import { formValuesToArguments } from '../../../lib/schema/formFields';
 import type { Routed } from '../../shared/items';
+import type { NodeRedaction } from '../../shared/traceOptions';
 import { binaryStoreFor, validator, withConnection } from '../server';
 import type { CallSettings } from './settings';
 
 /** One tool, no model: the same checks and result handling as Execute Tool Calls. */
-export function callTool(context: IExecuteFunctions, config: McpServerConfig, settings: CallSettings) {
+export function callTool(
+	context: IExecuteFunctions,
+	config: McpServerConfig,
+	settings: CallSettings,
+	redactionFor: (itemIndex: number) => NodeRedaction,
+) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const toolName = context.getNodeParameter('tool', itemIndex, '', { extractValue: true }) as string;
 		const output: INodeExecutionData = { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
@@ -25,7 +30,7 @@ export function callTool(context: IExecuteFunctions, config: McpServerConfig, se
 			return runToolCall(call, async () => tool, {
 				server: connection,
 				validator,
-				storeBinary: binaryStoreFor(context, output),
+				storeBinary: binaryStoreFor(context, output, redactionFor(itemIndex).text),
 				options: { timeoutMs: settings.timeoutMs, signal: context.getExecutionCancelSignal() },
 			});
 		});
@@ -34,22 +39,19 @@ export function callTool(context: IExecuteFunctions, config: McpServerConfig, se
 		if (settings.onToolError === 'failNode' && outcome.status !== 'ok') {
 			throw new NodeOperationError(context.getNode(), `Tool call failed (${outcome.status})`, {
 				itemIndex,
-				description: redact(message.content, secretsOf(config)),
+				description: message.content,
 			});
 		}
-		output.json = redact(
-			{
-				tool: toolName,
-				arguments: outcome.sentArguments ?? null,
-				status: outcome.status,
-				isError: message.isError ?? false,
-				result: message.content,
-				...(message.structuredContent && { structuredContent: message.structuredContent }),
-				...(message.attachments && { attachments: message.attachments }),
-				durationMs: Date.now() - started,
-			},
-			secretsOf(config),
-		);
+		output.json = {
+			tool: toolName,
+			arguments: outcome.sentArguments ?? null,
+			status: outcome.status,
+			isError: message.isError ?? false,
+			result: message.content,
+			...(message.structuredContent && { structuredContent: message.structuredContent }),
+			...(message.attachments && { attachments: message.attachments }),
+			durationMs: Date.now() - started,
+		};
 		return { output: 0, item: output };
 	};
 }

@@ -1,0 +1,58 @@
+import type { TraceEntry } from '../conversation/types';
+import type { Redactor } from '../json/redact';
+
+/** The steps of one tool-calling round trip, in the order they happen (docs/trace.md). */
+export type TraceStep =
+	| 'tools.list'
+	| 'model.request'
+	| 'model.response'
+	| 'arguments.validation'
+	| 'tools.call.request'
+	| 'tools.call.result';
+
+export interface TracePolicy {
+	/** Full JSON, or metadata only (sizes, names, statuses) for workflows whose payloads are large or sensitive. */
+	payloads: 'full' | 'metadata';
+	/** Payloads larger than this are left out even in full mode, with the reason said. */
+	maxPayloadBytes: number;
+	redactor: Redactor;
+}
+
+export interface StepTiming {
+	node: string;
+	round: number;
+	/** When the step started, in ms since the epoch. */
+	startedAt: number;
+	durationMs?: number;
+}
+
+/**
+ * One trace entry: redacted before it exists, its payload measured, and left out (with the
+ * reason) when the policy says so. `details` are the step's metadata, always kept.
+ */
+export function traceEntry(
+	step: TraceStep,
+	timing: StepTiming,
+	details: Record<string, unknown>,
+	payload: unknown,
+	policy: TracePolicy,
+	replayed = false,
+): TraceEntry {
+	const entry: TraceEntry = {
+		step,
+		node: timing.node,
+		round: timing.round,
+		at: new Date(timing.startedAt).toISOString(),
+		...(timing.durationMs !== undefined && { durationMs: timing.durationMs }),
+		...policy.redactor.all(details),
+		...(replayed && { replayed: true }),
+	};
+	if (payload === undefined) return entry;
+	const safe = policy.redactor.all(payload);
+	const bytes = new TextEncoder().encode(JSON.stringify(safe)).length;
+	if (policy.payloads === 'metadata') return { ...entry, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
+	if (bytes > policy.maxPayloadBytes) {
+		return { ...entry, bytes, payloadOmitted: `larger than the ${Math.round(policy.maxPayloadBytes / 1024)} KB payload limit` };
+	}
+	return { ...entry, bytes, payload: safe };
+}

@@ -1,0 +1,79 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { createRedactor, DEFAULT_SECRET_KEYS } from '../../lib/json/redact';
+import type { TracePolicy } from '../../lib/trace/entries';
+
+/** The trace and redaction settings both nodes offer. */
+export const traceOptionsProperty: INodeProperties = {
+	displayName: 'Trace and Redaction',
+	name: 'traceOptions',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Trace Payloads',
+			name: 'payloads',
+			type: 'options',
+			default: 'full',
+			options: [
+				{ name: 'Full JSON', value: 'full', description: 'Each step with the JSON it sent or received' },
+				{ name: 'Metadata Only', value: 'metadata', description: 'Steps with names, statuses, times and sizes, without the JSON' },
+			],
+			description: 'What each trace entry keeps. Replay and dry run need full payloads.',
+		},
+		{
+			displayName: 'Payload Limit (KB)',
+			name: 'maxPayloadKb',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 256,
+			description: 'Payloads larger than this keep only their metadata, with the reason',
+		},
+		{
+			displayName: 'Redact Keys',
+			name: 'redactKeys',
+			type: 'string',
+			default: DEFAULT_SECRET_KEYS.join(', '),
+			description:
+				'Keys whose values are hidden in traces, headers, errors and logs, matched on the words of a key (api_key matches apiKey and X-Api-Key). Credential secrets are hidden everywhere regardless.',
+		},
+		{
+			displayName: 'Redact Paths',
+			name: 'redactPaths',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. trace.*.payload.arguments.ssn, messages.1.content',
+			description: 'Dotted paths in the output item whose values are hidden; * stands for any key or position',
+		},
+	],
+};
+
+interface TraceOptions {
+	payloads?: TracePolicy['payloads'];
+	maxPayloadKb?: number;
+	redactKeys?: string;
+	redactPaths?: string;
+}
+
+/** How one node redacts: its trace policy, and the final pass over every item and error it writes. */
+export interface NodeRedaction {
+	trace: TracePolicy;
+	/** Credential secrets hidden by value, and the Redact Paths: applied to every output item. */
+	item<T>(json: T): T;
+	/** Secrets and secret keys: for error messages and log lines. */
+	text(message: string): string;
+}
+
+/** The node's redaction for one item; `secrets` are the values of the credentials it uses. */
+export function redactionOf(context: IExecuteFunctions, itemIndex: number, secrets: readonly string[]): NodeRedaction {
+	const options = context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
+	const list = (text: string | undefined) => (text ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
+	const keys = options.redactKeys === undefined ? DEFAULT_SECRET_KEYS : list(options.redactKeys);
+	const traceRedactor = createRedactor({ secrets, keys });
+	const itemRedactor = createRedactor({ secrets, keys: [], paths: list(options.redactPaths) });
+	return {
+		trace: { payloads: options.payloads ?? 'full', maxPayloadBytes: (options.maxPayloadKb ?? 256) * 1024, redactor: traceRedactor },
+		item: (json) => itemRedactor.all(json),
+		text: (message) => traceRedactor.all(message),
+	};
+}
