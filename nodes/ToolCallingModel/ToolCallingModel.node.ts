@@ -2,8 +2,7 @@ import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, t
 import { processItems } from '../shared/items';
 import { decide } from './decide';
 import { properties } from './description';
-import { CREDENTIAL_TYPE, endpointFromCredentials } from './endpoint';
-import { openAiCompatibleModels, searchModels } from './methods';
+import { modelApiConnection, searchModels } from './methods';
 
 export class ToolCallingModel implements INodeType {
 	description: INodeTypeDescription = {
@@ -18,18 +17,24 @@ export class ToolCallingModel implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Tool Calls', 'Final Answer'],
-		credentials: [{ name: 'openAiCompatibleApi', required: true, testedBy: 'openAiCompatibleModels' }],
+		// One credential per provider, shown for that provider only; the OpenAI one serves both OpenAI APIs.
+		credentials: [
+			{ name: 'openAiCompatibleApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['openaiChat', 'openaiResponses'] } } },
+			{ name: 'anthropicMessagesApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['anthropic'] } } },
+			{ name: 'geminiApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['gemini'] } } },
+			{ name: 'ollamaNativeApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['ollama'] } } },
+		],
 		properties,
 	};
 
 	methods = {
 		listSearch: { searchModels },
-		credentialTest: { openAiCompatibleModels },
+		credentialTest: { modelApiConnection },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const endpoint = endpointFromCredentials(await this.getCredentials(CREDENTIAL_TYPE));
 		const concurrency = (this.getNodeParameter('options.concurrency', 0, 4) as number) || 4;
-		return processItems(this, 2, concurrency, decide(this, endpoint));
+		const { processItem, redactionFor } = await decide(this);
+		return processItems(this, 2, concurrency, processItem, redactionFor);
 	}
 }

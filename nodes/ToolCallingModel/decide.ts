@@ -2,19 +2,38 @@ import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExe
 import { openingMessages, parseToolDefinitions, withTools } from '../../lib/conversation/definitions';
 import { readConversation } from '../../lib/conversation/read';
 import { applyModelTurn } from '../../lib/conversation/turn';
-import type { Conversation, TraceEntry } from '../../lib/conversation/types';
-import { createOpenAIDialect } from '../../lib/dialects/openai';
-import { createChatCompletion, ModelApiError, type EndpointConfig } from '../../lib/model/openaiCompatible';
+import type { Conversation } from '../../lib/conversation/types';
+import { UnsupportedSettingError, type Dialect, type EndpointConfig, type ModelTurn } from '../../lib/dialects/types';
+import { ModelApiError } from '../../lib/model/errors';
+import { callModel, endpointSecrets, type Exchange } from '../../lib/model/transport';
+import { traceEntry } from '../../lib/trace/entries';
+import { ReplayDriftError, type Recording } from '../../lib/trace/recording';
 import type { Routed } from '../shared/items';
-import { settingsOf } from './settings';
+import { n8nHttpSend } from '../shared/modelHttp';
+import { recordingOf } from '../shared/recordingOptions';
+import { redactionOf, type NodeRedaction } from '../shared/traceOptions';
+import { endpointFromCredentials, providerOf } from './providers';
+import { settingsOf, type NodeSettings } from './settings';
 
 export const TOOL_CALLS_OUTPUT = 0;
 export const FINAL_ANSWER_OUTPUT = 1;
 
-/** The decide step for one item: one model turn, leaving by Tool Calls or by Final Answer. */
-export function decide(context: IExecuteFunctions, endpoint: EndpointConfig) {
+/**
+ * The decide step: per item, one model turn, leaving by Tool Calls or by Final Answer. The
+ * credential is read once (the provider cannot come from an expression), and not at all when
+ * every turn is replayed from a recording.
+ */
+export async function decide(context: IExecuteFunctions) {
 	const nodeName = context.getNode().name;
-	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
+	const provider = providerOf(context.getNodeParameter('provider', 0, 'openaiChat') as string);
+	const replaying = context.getNodeParameter('replay', 0, 'off') !== 'off';
+	const endpoint: EndpointConfig | undefined = replaying
+		? undefined
+		: endpointFromCredentials(provider, await context.getCredentials(provider.credentialType));
+	const send = n8nHttpSend(context.helpers);
+	const redactionFor = (itemIndex: number) => redactionOf(context, itemIndex, endpoint ? endpointSecrets(endpoint) : []);
+
+	const processItem = async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const settings = settingsOf(context, itemIndex);
 		const conversation = conversationFor(context, item, itemIndex);
 		const leave = (output: number, json: Conversation): Routed => ({
@@ -29,55 +48,112 @@ export function decide(context: IExecuteFunctions, endpoint: EndpointConfig) {
 				stopReason: `Stopped before round ${rounds + 1}: Max Rounds is ${settings.maxRounds}`,
 			});
 		}
-		if (conversation.toolCalls.length > 0) {
-			const names = conversation.toolCalls.map((call) => call.name).join(', ');
-			throw new NodeOperationError(context.getNode(), `${conversation.toolCalls.length} tool calls are still pending (${names})`, {
-				itemIndex,
-				description: 'Run them with MCP Client (Execute Tool Calls) before the next model turn: the API refuses a turn with unanswered calls.',
-			});
-		}
-		const { toolChoice } = settings.model;
-		if (typeof toolChoice === 'object' && !conversation.tools.some((tool) => tool.name === toolChoice.name)) {
-			throw new NodeOperationError(context.getNode(), `Tool Choice names '${toolChoice.name}', which is not among the tools`, {
-				itemIndex,
-				description: `Tools: ${conversation.tools.map((tool) => tool.name).join(', ') || 'none'}`,
-			});
-		}
+		checkReadyForTurn(context, conversation, settings, itemIndex);
 
-		const dialect = createOpenAIDialect(settings.request);
-		const { body, names, notStrict } = dialect.buildRequest(conversation, settings.model);
+		const redaction = redactionFor(itemIndex);
+		const dialect = provider.dialect(settings.request);
+		const { body, names, notStrict } = buildRequest(context, () => dialect.buildRequest(conversation, settings.model), itemIndex);
+		const round = rounds + 1;
 		const started = Date.now();
-		const exchange = await createChatCompletion(endpoint, body, {
-			timeoutMs: settings.timeoutMs,
-			maxRetries: settings.maxRetries,
-			signal: context.getExecutionCancelSignal(),
-		}).catch((error: unknown) => {
-			throw asNodeError(context, error, itemIndex);
-		});
-		const turn = dialect.parseResponse(exchange.response, names);
+		const recording = await recordingOf(context, itemIndex, 'replay', redaction.trace.redactor);
+		const exchange = recording
+			? replayedExchange(context, recording, round, body, itemIndex)
+			: await callModel(dialect, endpoint!, { body, model: settings.model.model, stream: settings.model.stream }, {
+					send,
+					timeoutMs: settings.timeoutMs,
+					maxRetries: settings.maxRetries,
+					signal: context.getExecutionCancelSignal(),
+				}).catch((error: unknown) => {
+					throw asNodeError(context, error, itemIndex);
+				});
+		let turn: ModelTurn;
+		try {
+			turn = dialect.parseResponse(exchange.response, names);
+		} catch (error) {
+			throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex });
+		}
 
 		const sentStrict = new Set(
 			settings.model.strict ? conversation.tools.map((tool) => tool.name).filter((name) => !notStrict.some((n) => n.name === name)) : [],
 		);
 		const next = applyModelTurn(conversation, turn, sentStrict);
-		const at = new Date(started).toISOString();
-		const trace: TraceEntry[] = [
-			{ step: 'model.request', node: nodeName, at, ...exchange.request, ...(notStrict.length > 0 && { notStrict }) },
+		const trace = turnTrace(dialect, exchange, turn, { node: nodeName, round, started, notStrict }, redaction, recording !== undefined);
+		context.logger.debug(
+			redaction.text(`${nodeName}: round ${round} (${dialect.id}) finished with ${turn.finish}, ${turn.toolCalls.length} tool calls, in ${Date.now() - started} ms`),
+		);
+		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT, { ...next, trace: [...next.trace, ...trace] });
+	};
+	return { processItem, redactionFor };
+}
+
+function checkReadyForTurn(context: IExecuteFunctions, conversation: Conversation, settings: NodeSettings, itemIndex: number): void {
+	if (conversation.toolCalls.length > 0) {
+		const names = conversation.toolCalls.map((call) => call.name).join(', ');
+		throw new NodeOperationError(context.getNode(), `${conversation.toolCalls.length} tool calls are still pending (${names})`, {
+			itemIndex,
+			description: 'Run them with MCP Client (Execute Tool Calls) before the next model turn: the API refuses a turn with unanswered calls.',
+		});
+	}
+	const { toolChoice } = settings.model;
+	if (typeof toolChoice === 'object' && !conversation.tools.some((tool) => tool.name === toolChoice.name)) {
+		throw new NodeOperationError(context.getNode(), `Tool Choice names '${toolChoice.name}', which is not among the tools`, {
+			itemIndex,
+			description: `Tools: ${conversation.tools.map((tool) => tool.name).join(', ') || 'none'}`,
+		});
+	}
+}
+
+/** The recorded answer of this round, in place of an API call; the request must be the recorded one. */
+function replayedExchange(context: IExecuteFunctions, recording: Recording, round: number, body: unknown, itemIndex: number): Exchange<unknown> {
+	try {
+		return { request: { url: '', method: 'POST', headers: {}, body }, attempts: [], response: recording.modelResponse(round, body) };
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), error as Error, {
+			itemIndex,
+			...(error instanceof ReplayDriftError && {
+				description: 'The conversation no longer matches the recorded run: a prompt, a tool, a setting or an earlier result changed.',
+			}),
+		});
+	}
+}
+
+/** model.request and model.response, as docs/trace.md describes them. */
+function turnTrace(
+	dialect: Dialect,
+	exchange: Exchange<unknown>,
+	turn: ModelTurn,
+	step: { node: string; round: number; started: number; notStrict: Array<{ name: string; reason: string }> },
+	redaction: NodeRedaction,
+	replayed: boolean,
+) {
+	const { url, method, headers, body } = exchange.request;
+	const timing = { node: step.node, round: step.round, startedAt: step.started };
+	return [
+		traceEntry(
+			'model.request',
+			timing,
+			{ dialect: dialect.id, ...(!replayed && { url, method, headers }), ...(step.notStrict.length > 0 && { notStrict: step.notStrict }) },
+			body,
+			redaction.trace,
+			replayed,
+		),
+		traceEntry(
+			'model.response',
+			{ ...timing, durationMs: Date.now() - step.started },
 			{
-				step: 'model.response',
-				node: nodeName,
-				at: new Date().toISOString(),
-				durationMs: Date.now() - started,
-				attempts: exchange.attempts,
+				dialect: dialect.id,
+				...(!replayed && { attempts: exchange.attempts }),
 				...(exchange.chunks !== undefined && { streamedChunks: exchange.chunks }),
+				finish: turn.finish,
 				finishReason: turn.finishReason,
 				...(turn.usage && { usage: turn.usage }),
-				body: exchange.response,
+				toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name })),
 			},
-		];
-		const json = { ...next, trace: [...next.trace, ...trace] };
-		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT, json);
-	};
+			exchange.response,
+			redaction.trace,
+			replayed,
+		),
+	];
 }
 
 function conversationFor(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): Conversation {
@@ -90,6 +166,17 @@ function conversationFor(context: IExecuteFunctions, item: INodeExecutionData, i
 		return withTools({ ...conversation, messages: openingMessages(system, user) }, nodeTools);
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex });
+	}
+}
+
+function buildRequest<T>(context: IExecuteFunctions, build: () => T, itemIndex: number): T {
+	try {
+		return build();
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), error as Error, {
+			itemIndex,
+			...(error instanceof UnsupportedSettingError && { description: 'The provider has no such setting: change it, or pick another provider.' }),
+		});
 	}
 }
 

@@ -1,6 +1,25 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { recordingProperties } from '../shared/recordingOptions';
+import { traceOptionsProperty } from '../shared/traceOptions';
+
+const PROVIDER_OPTIONS = [
+	{ name: 'OpenAI-Compatible (Chat Completions)', value: 'openaiChat', description: 'OpenAI, vLLM, LM Studio, OpenRouter, Groq, Ollama’s /v1…' },
+	{ name: 'OpenAI Responses', value: 'openaiResponses', description: 'OpenAI’s Responses API' },
+	{ name: 'Anthropic', value: 'anthropic', description: 'Claude, through the Messages API' },
+	{ name: 'Google Gemini', value: 'gemini', description: 'Gemini, through generateContent' },
+	{ name: 'Ollama', value: 'ollama', description: 'Ollama’s native /api/chat' },
+] as const;
 
 export const properties: INodeProperties[] = [
+	{
+		displayName: 'Provider',
+		name: 'provider',
+		type: 'options',
+		noDataExpression: true,
+		default: 'openaiChat',
+		options: [...PROVIDER_OPTIONS],
+		description: 'Which API, and so which wire format, this node speaks. The items are the same for every provider, so a conversation may switch provider between rounds.',
+	},
 	{
 		displayName: 'Model',
 		name: 'model',
@@ -70,6 +89,21 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { toolChoice: ['named'] } },
 	},
 	{
+		displayName:
+			'Ollama has no tool choice: Auto offers the tools, None leaves them out; Required and One Named Tool stop with an error. Parallel Tool Calls and Strict Schemas are not Ollama settings either.',
+		name: 'ollamaNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { provider: ['ollama'] } },
+	},
+	{
+		displayName: 'Gemini has no switch for parallel calls: the Parallel Tool Calls option is not sent.',
+		name: 'geminiNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { provider: ['gemini'] } },
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
@@ -107,7 +141,7 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 1024,
-				description: 'The most tokens the model may generate in one turn',
+				description: 'The most tokens the model may generate in one turn. Anthropic requires a limit and gets 4096 when this is not set.',
 			},
 			{
 				displayName: 'Max Tokens Field',
@@ -126,7 +160,7 @@ export const properties: INodeProperties[] = [
 						description: 'For servers that read only this field and would ignore the other',
 					},
 				],
-				description: 'Which request field carries Max Tokens',
+				description: 'Which request field carries Max Tokens (Chat Completions only)',
 			},
 			{
 				displayName: 'Parallel Tool Calls',
@@ -141,7 +175,7 @@ export const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to ask the API to follow each tool schema exactly (OpenAI structured outputs). Tools whose schema cannot be made strict are sent as they are and named in the trace.',
+					'Whether to ask the API to follow each tool schema exactly (OpenAI’s strict mode, where the provider has one). Tools whose schema cannot be made strict are sent as they are and named in the trace.',
 			},
 			{
 				displayName: 'Stream',
@@ -167,4 +201,11 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
+	...recordingProperties({
+		name: 'replay',
+		displayName: 'Replay',
+		description:
+			'Answer each round with the model response of a recorded trace instead of calling the API: the same items, no network, no credential used. Stops at the first step that differs from the recording.',
+	}),
+	traceOptionsProperty,
 ];

@@ -1,0 +1,75 @@
+import { NodeOperationError, type IDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import type { Redactor } from '../../lib/json/redact';
+import { readTrace } from '../../lib/trace/read';
+import { Recording } from '../../lib/trace/recording';
+
+export type RecordingParameter = 'replay' | 'dryRun';
+
+/**
+ * Where a recorded trace comes from: a JSON value (an expression such as {{ $json.recording }}, or a
+ * pasted trace), or a file in a binary property (read with Read Files, say). Named `replay` on the
+ * Tool Calling Model node and `dryRun` on the MCP Client node.
+ */
+export function recordingProperties(options: {
+	name: RecordingParameter;
+	displayName: string;
+	description: string;
+	displayOptions?: IDisplayOptions;
+}): INodeProperties[] {
+	const { name, displayOptions } = options;
+	const when = (source: string): IDisplayOptions => ({ ...displayOptions, show: { ...displayOptions?.show, [name]: [source] } });
+	return [
+		{
+			displayName: options.displayName,
+			name,
+			type: 'options',
+			noDataExpression: true,
+			default: 'off',
+			options: [
+				{ name: 'Off', value: 'off' },
+				{ name: 'From JSON', value: 'json', description: 'A trace given as JSON: an expression such as {{ $json.recording }}, or pasted' },
+				{ name: 'From a File (Binary)', value: 'binary', description: 'A trace file (.json or .jsonl) in a binary property of the item' },
+			],
+			description: options.description,
+			...(displayOptions && { displayOptions }),
+		},
+		{
+			displayName: 'Recorded Trace',
+			name: `${name}Trace`,
+			type: 'json',
+			default: '',
+			required: true,
+			description: 'An item with a trace, a list of trace entries, or JSON Lines',
+			displayOptions: when('json'),
+		},
+		{
+			displayName: 'Binary Property',
+			name: `${name}BinaryProperty`,
+			type: 'string',
+			default: 'data',
+			required: true,
+			displayOptions: when('binary'),
+		},
+	];
+}
+
+/** The item's recording when the node answers from one, else undefined. */
+export async function recordingOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	name: RecordingParameter,
+	redactor: Redactor,
+): Promise<Recording | undefined> {
+	const source = context.getNodeParameter(name, itemIndex, 'off') as 'off' | 'json' | 'binary';
+	if (source === 'off') return undefined;
+	const node = context.getNode();
+	try {
+		const value =
+			source === 'json'
+				? context.getNodeParameter(`${name}Trace`, itemIndex)
+				: (await context.helpers.getBinaryDataBuffer(itemIndex, context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string)).toString('utf8');
+		return new Recording(readTrace(value), node.name, (json) => redactor.all(json));
+	} catch (error) {
+		throw new NodeOperationError(node, `The recorded trace could not be read: ${(error as Error).message}`, { itemIndex });
+	}
+}
