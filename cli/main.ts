@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { diffStories } from '../lib/trace/diff';
-import { formatDiff } from '../lib/trace/format';
+import { formatDiff, formatStory } from '../lib/trace/format';
 import { toJsonLines } from '../lib/trace/jsonl';
 import { readTrace, type RecordedEntry } from '../lib/trace/read';
 import { storyOf } from '../lib/trace/story';
@@ -17,6 +17,7 @@ export const EXIT = { ok: 0, diverged: 1, badInput: 2 } as const;
 
 export const USAGE = `Usage:
   n8n-nodes-tool-calling diff <a> <b>    compare two traces step by step
+  n8n-nodes-tool-calling show <trace>    print a trace's story: tools offered, calls, results, answer
   n8n-nodes-tool-calling export <trace>  write a trace as JSON Lines to stdout
   n8n-nodes-tool-calling --help          show this text
 
@@ -39,12 +40,16 @@ export function main(argv: readonly string[], io: CliIo = processIo): number {
 		io.stdout(USAGE);
 		return EXIT.ok;
 	}
-	const usable = (command === 'diff' && files.length === 2) || (command === 'export' && files.length === 1);
+	const usable = (command === 'diff' && files.length === 2) || ((command === 'export' || command === 'show') && files.length === 1);
 	if (!usable) {
 		io.stderr(`${command === undefined ? 'No command given.' : `Cannot run: ${argv.join(' ')}`}\n\n${USAGE}`);
 		return EXIT.badInput;
 	}
 	try {
+		if (command === 'show') {
+			io.stdout(formatStory(fromFile(files[0], io, storyOf)));
+			return EXIT.ok;
+		}
 		if (command === 'export') {
 			io.stdout(toJsonLines(fromFile(files[0], io, (trace) => trace)));
 			return EXIT.ok;

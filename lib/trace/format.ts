@@ -1,5 +1,5 @@
 import type { TraceDiff } from './diff';
-import { describeFacts, type StoryFacts } from './story';
+import { describeFacts, type StoryFacts, type StoryStep } from './story';
 
 const CELL_WIDTH = 48;
 const MISSING = '(missing)';
@@ -43,4 +43,18 @@ function summary(diff: TraceDiff): string {
 		`  right: ${full(first.right)}`,
 		`${differing} of ${rows.length} steps differ.`,
 	].join('\n');
+}
+
+/**
+ * A story for a reader, one line per step, round by round: the tools offered, the model's choice
+ * (calls with their arguments, or the answer), each call's checked arguments and its result.
+ * Schema hashes are left out: they are for comparing, not reading.
+ */
+export function formatStory(steps: readonly StoryStep[]): string {
+	const labelWidth = Math.max(0, ...steps.map((step) => step.label.length));
+	const lines = steps.map((step) => {
+		const readable = Object.fromEntries(Object.entries(step.facts).filter(([name]) => name !== 'schemas'));
+		return `round ${step.round}  ${step.label.padEnd(labelWidth)}  ${describeFacts(readable)}`;
+	});
+	return `${lines.join('\n')}\n`;
 }

@@ -1,9 +1,5 @@
-import { anthropicDialect } from '../dialects/anthropic';
-import { geminiDialect } from '../dialects/gemini';
 import { excerpt, isRecord } from '../dialects/json';
-import { ollamaDialect } from '../dialects/ollama';
-import { openaiDialect } from '../dialects/openai';
-import { responsesDialect } from '../dialects/responses';
+import { DIALECTS } from '../dialects/registry';
 import type { Dialect, ModelTurn, ToolNameMap } from '../dialects/types';
 import { canonicalJson, fingerprint } from '../json/canonical';
 import { TraceReadError, type RecordedEntry } from './read';
@@ -31,9 +27,6 @@ const CHOSEN = 2;
 const CALLED = 3;
 const LISTED_LAST = 4;
 
-const DIALECTS = new Map<string, Dialect>(
-	([openaiDialect, responsesDialect, anthropicDialect, geminiDialect, ollamaDialect] as Dialect[]).map((dialect) => [dialect.id, dialect]),
-);
 
 // Responses are parsed for their calls only; the names the node mapped back are in the entry's `toolCalls`.
 const VENDOR_NAMES: ToolNameMap = { toVendor: (name) => name, fromVendor: (name) => name };
@@ -163,9 +156,9 @@ function toolFacts(tools: Array<{ name: unknown; schema: unknown }>): StoryFacts
 function choiceFacts(entry: RecordedEntry, index: number): StoryFacts {
 	const names = calledNames(entry);
 	if (entry.payload === undefined) return omitted(names.length > 0 ? { tools: names.join(', ') } : {});
-	const dialect = DIALECTS.get(String(entry.dialect));
+	const dialect: Dialect | undefined = DIALECTS[String(entry.dialect) as keyof typeof DIALECTS];
 	if (!dialect) {
-		const known = [...DIALECTS.keys()].join(', ');
+		const known = Object.keys(DIALECTS).join(', ');
 		throw new TraceReadError(`Trace entry ${index + 1} (model.response) has dialect ${excerpt(entry.dialect)}; expected one of ${known}`);
 	}
 	let turn: ModelTurn;

@@ -81,6 +81,25 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 		expect(result).toEqual({ code: EXIT.ok, stdout: toJsonLines(expected), stderr: '' });
 		expect(run('export', files.broken)).toMatchObject({ code: EXIT.badInput, stdout: '' });
 	});
+
+	it('shows the recorded example loop round by round: tools offered, call chosen, arguments, result, answer', () => {
+		const result = run('show', path.resolve(__dirname, '../../examples/mcp-tool-loop.trace.json'));
+		expect(result.code).toBe(EXIT.ok);
+		expect(result.stdout.split('\n').map((line) => line.replace(/\s+/g, ' ').trim())).toEqual([
+			'round 0 tools listed by everything tools: echo, get-sum, get-tiny-image',
+			'round 1 tools offered tools: echo, get-sum, get-tiny-image',
+			'round 1 model choice tools: get-sum; arguments: [{"a":17,"b":25}]',
+			'round 1 call 1 get-sum arguments validation: valid; arguments: {"a":17,"b":25}',
+			'round 1 call 1 get-sum result status: ok; content: The sum of 17 and 25 is 42.',
+			'round 2 tools offered tools: echo, get-sum, get-tiny-image',
+			'round 2 model choice tools: echo; arguments: [{"message":"42"}]',
+			'round 2 call 1 echo arguments validation: valid; arguments: {"message":"42"}',
+			'round 2 call 1 echo result status: ok; content: Echo: 42',
+			'round 3 tools offered tools: echo, get-sum, get-tiny-image',
+			'round 3 model choice answer: 17 + 25 = 42, and the echo said: 42.',
+			'',
+		]);
+	});
 });
 
 describe('the built command (dist/cli/main.js, as npx runs it)', () => {
