@@ -37,3 +37,8 @@ export function collectToolCalls(
 	}
 	return { assistantCalls, toolCalls };
 }
+
+/** A call's arguments as history sends them back: "" means no arguments, and servers that parse history fail on it. */
+export function historyArguments(rawArguments: string): string {
+	return rawArguments.trim() === '' ? '{}' : rawArguments;
+}

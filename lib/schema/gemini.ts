@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../conversation/types';
+import { resolvePointer } from './pointer';
 
 /**
  * JSON Schema to the Schema object of Gemini's function declarations (`parameters`), an OpenAPI 3.0
@@ -280,19 +281,6 @@ function check(node: unknown, path: string, violations: string[]): void {
 		if (!Array.isArray(node.anyOf) || node.anyOf.length === 0) fail('anyOf must be a non-empty list');
 		else node.anyOf.forEach((branch, i) => check(branch, `${path}/anyOf/${i}`, violations));
 	}
-}
-
-/** Resolves a local JSON pointer ("#", "#/$defs/a~1b"), or undefined. */
-function resolvePointer(root: JsonSchema, ref: string): unknown {
-	if (ref === '#') return root;
-	if (!ref.startsWith('#/')) return undefined;
-	let target: unknown = root;
-	for (const token of ref.slice(2).split('/')) {
-		const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
-		if (!isRecord(target) || !Object.hasOwn(target, key)) return undefined;
-		target = target[key];
-	}
-	return target;
 }
 
 function isCount(value: unknown): value is number {

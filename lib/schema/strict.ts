@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../conversation/types';
+import { resolvePointer } from './pointer';
 
 /**
  * JSON Schema to OpenAI's strict-mode subset: every object closed, every property required (the
@@ -187,19 +188,6 @@ function checkRef(node: Record<string, unknown>, path: string, root: JsonSchema)
 	const siblings = Object.keys(node).filter((key) => key !== '$ref' && !ANNOTATIONS.has(key));
 	if (siblings.length > 0) refuse(path, `$ref beside ${siblings.join(', ')} is not supported in strict mode`);
 	return { ...node };
-}
-
-/** Resolves a local JSON pointer ("#", "#/$defs/a~1b"), or undefined. */
-function resolvePointer(root: JsonSchema, ref: string): unknown {
-	if (ref === '#') return root;
-	if (!ref.startsWith('#/')) return undefined;
-	let target: unknown = root;
-	for (const token of ref.slice(2).split('/')) {
-		const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
-		if (!isRecord(target) || !Object.hasOwn(target, key)) return undefined;
-		target = target[key];
-	}
-	return target;
 }
 
 /** A missing type is read off the other keywords; enum and const types off their values. */

@@ -119,6 +119,14 @@ export const properties: INodeProperties[] = [
 				description: 'How many conversations are sent to the model at once',
 			},
 			{
+				displayName: 'Keep Reasoning Between Rounds',
+				name: 'keepReasoning',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to ask the Responses API for reasoning items (encrypted) and send them back next round, so a reasoning model keeps its chain of thought across tool calls. Models without reasoning refuse this. Responses only.',
+			},
+			{
 				displayName: 'Max Retries',
 				name: 'maxRetries',
 				type: 'number',

@@ -7,14 +7,17 @@ import { ollamaDialect } from '../../lib/dialects/ollama';
 import { OLLAMA_BASE_URL } from '../../lib/dialects/ollama/http';
 import { createOpenAIDialect, type OpenAIRequestOptions } from '../../lib/dialects/openai';
 import { OPENAI_BASE_URL } from '../../lib/dialects/openai/http';
-import { responsesDialect } from '../../lib/dialects/responses';
+import { createResponsesDialect, type ResponsesRequestOptions } from '../../lib/dialects/responses';
 import type { Dialect, DialectId, EndpointConfig } from '../../lib/dialects/types';
 import { namedValuesToRecord } from '../shared/namedValues';
+
+/** Request options only some dialects read; each takes its own. */
+export type DialectOptions = OpenAIRequestOptions & ResponsesRequestOptions;
 
 export interface Provider {
 	credentialType: string;
 	defaultBaseUrl: string;
-	dialect(options: OpenAIRequestOptions): Dialect;
+	dialect(options: DialectOptions): Dialect;
 }
 
 /** Each provider the node offers: its credential and its dialect. The node only picks from here. */
@@ -24,7 +27,11 @@ export const PROVIDERS: Record<DialectId, Provider> = {
 		defaultBaseUrl: OPENAI_BASE_URL,
 		dialect: (options) => createOpenAIDialect(options) as Dialect,
 	},
-	openaiResponses: { credentialType: 'openAiCompatibleApi', defaultBaseUrl: OPENAI_BASE_URL, dialect: () => responsesDialect as Dialect },
+	openaiResponses: {
+		credentialType: 'openAiCompatibleApi',
+		defaultBaseUrl: OPENAI_BASE_URL,
+		dialect: (options) => createResponsesDialect(options) as Dialect,
+	},
 	anthropic: { credentialType: 'anthropicMessagesApi', defaultBaseUrl: ANTHROPIC_BASE_URL, dialect: () => anthropicDialect as Dialect },
 	gemini: { credentialType: 'geminiApi', defaultBaseUrl: GEMINI_BASE_URL, dialect: () => geminiDialect as Dialect },
 	ollama: { credentialType: 'ollamaNativeApi', defaultBaseUrl: OLLAMA_BASE_URL, dialect: () => ollamaDialect as Dialect },

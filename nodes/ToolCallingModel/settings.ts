@@ -1,11 +1,12 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
+import type { DialectOptions } from './providers';
 import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
 
 export interface NodeSettings {
 	provider: string;
 	model: ModelSettings;
-	request: OpenAIRequestOptions;
+	request: DialectOptions;
 	timeoutMs: number;
 	maxRetries: number;
 	maxRounds: number;
@@ -18,6 +19,7 @@ interface Options {
 	maxRounds?: number;
 	maxTokens?: number;
 	maxTokensField?: OpenAIRequestOptions['maxTokensField'];
+	keepReasoning?: boolean;
 	parallelToolCalls?: boolean;
 	strict?: boolean;
 	stream?: boolean;
@@ -41,7 +43,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 			strict: options.strict ?? false,
 			stream: options.stream ?? false,
 		},
-		request: { maxTokensField: options.maxTokensField ?? 'max_completion_tokens' },
+		request: { maxTokensField: options.maxTokensField ?? 'max_completion_tokens', encryptedReasoning: options.keepReasoning ?? false },
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,

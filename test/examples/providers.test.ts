@@ -147,3 +147,32 @@ describe('switching provider mid-loop', () => {
 		for (const dialect of order) expect(stands[dialect]!.remaining()).toBe(0);
 	});
 });
+
+describe('settings a provider has or lacks', () => {
+	const run = async (dialect: DialectId, parameters: Record<string, unknown>, script: boolean) => {
+		const api = await startStandIn(dialect, { apiKey: API_KEY });
+		try {
+			if (script) api.script(reply.text('Fine.'));
+			const provider = asProvider(api, dialect, 'model');
+			const node = modelNode('Model', { ...provider.parameters, userMessage: 'Hi', nodeTools: JSON.stringify([{ name: 'echo', inputSchema: { type: 'object' } }]), ...parameters }, { credentials: provider.credentials });
+			const result = await runWorkflow(chain(node), { nodeTypes: nodeTypes(), credentials: { model: provider.values } });
+			return { result, requests: api.requests };
+		} finally {
+			await api.close();
+		}
+	};
+
+	it('asks the Responses API for encrypted reasoning only with Keep Reasoning Between Rounds', async () => {
+		const kept = await run('openaiResponses', { options: { keepReasoning: true } }, true);
+		expect((kept.requests[0].body as any).include).toEqual(['reasoning.encrypted_content']);
+		const plain = await run('openaiResponses', {}, true);
+		expect((plain.requests[0].body as any).include).toBeUndefined();
+	});
+
+	it('stops with a clear error, before any request, when Ollama is asked for a tool choice it does not have', async () => {
+		const { result, requests } = await run('ollama', { toolChoice: 'required' }, false);
+		expect(result.status).toBe('error');
+		expect(result.error?.message).toMatch(/^Ollama's \/api\/chat has no tool choice/);
+		expect(requests).toHaveLength(0);
+	});
+});

@@ -1,6 +1,7 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Message } from '../../conversation/types';
 import type { ToolNameMap } from '../types';
+import { historyArguments } from '../calls';
 
 /** Our messages as Chat Completions messages: our own keys stripped, tool names mapped to vendor names. */
 export function toOpenAIMessages(messages: readonly Message[], names: ToolNameMap): ChatCompletionMessageParam[] {
@@ -24,8 +25,7 @@ function toOpenAIMessage(message: Message, names: ToolNameMap): ChatCompletionMe
 					type: 'function' as const,
 					function: {
 						name: names.toVendor(call.function.name),
-						// Servers that parse history arguments fail on "", which means no arguments.
-						arguments: call.function.arguments.trim() === '' ? '{}' : call.function.arguments,
+						arguments: historyArguments(call.function.arguments),
 					},
 				})),
 			}),

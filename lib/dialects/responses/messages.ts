@@ -3,6 +3,7 @@ import type { AssistantMessage, Message } from '../../conversation/types';
 import { canonicalJson } from '../../json/canonical';
 import type { ToolNameMap } from '../types';
 import { readOutput } from './response';
+import { historyArguments } from '../calls';
 
 export interface ResponsesInput {
 	instructions?: string;
@@ -61,7 +62,7 @@ function rebuiltTurn(message: AssistantMessage, names: ToolNameMap): ResponseInp
 			call_id: call.id,
 			name: names.toVendor(call.function.name),
 			// "" means no arguments; a server that parses history arguments fails on it.
-			arguments: call.function.arguments.trim() === '' ? '{}' : call.function.arguments,
+			arguments: historyArguments(call.function.arguments),
 		}),
 	);
 	return [...text, ...calls];
