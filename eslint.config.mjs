@@ -9,7 +9,7 @@ import tseslint from 'typescript-eslint';
 const n8nRules = n8nCommunityNodes.configs.recommendedWithoutN8nCloudSupport;
 
 export default tseslint.config(
-	{ ignores: ['dist/', 'node_modules/', '.tools/', 'coverage/', 'index.js', 'gulpfile.js', 'jest.config.js'] },
+	{ ignores: ['dist/', 'node_modules/', '.tools/', '.demo/', 'coverage/', 'index.js', 'gulpfile.js', 'jest.config.js'] },
 	...tseslint.configs.recommended,
 	{
 		rules: {
