@@ -9,7 +9,7 @@
  *   node scripts/demo.ts --n8n BIN --folder DIR [--no-serve]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -135,7 +135,10 @@ async function main(): Promise<void> {
 	const model = modelFromEnvironment(process.env);
 	console.log(model ? `==> live model: ${model.label}, ${model.provider} ${model.model}` : '==> no model configured: REPLAY of examples/mcp-tool-loop.trace.json (recorded with a local stand-in model API, not a live model)');
 
-	n8nCli('import:credentials', `--input=${write('credentials.json', credentials(model))}`);
+	// The file holds the model's key in plain text: n8n keeps it encrypted once imported.
+	const credentialsFile = write('credentials.json', credentials(model));
+	n8nCli('import:credentials', `--input=${credentialsFile}`);
+	rmSync(credentialsFile);
 	for (const [file, id] of [['webhook-agent.json', 'demoWebhookAgent'], ['scheduled-inbox-summary.json', 'demoScheduled']]) {
 		n8nCli('import:workflow', `--input=${write(file, { ...example(file), id, active: false })}`);
 	}
