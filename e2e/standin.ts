@@ -2,7 +2,7 @@
  * Runs the Chat Completions stand-in (test/support/chatCompletionsStandIn.ts) as its own process,
  * scripted for one of the example workflows, so a real n8n can talk to it.
  *
- *   node e2e/standin.ts --scenario loop|webhook --state FILE
+ *   node e2e/standin.ts --scenario loop|webhook|schedule --state FILE [--api-key KEY] [--inbox FOLDER]
  *
  * Listens on a free 127.0.0.1 port. Once listening it writes `{"baseURL": …, "pid": …}` to FILE;
  * on SIGTERM or SIGINT it rewrites FILE with the requests it received and the turns left
@@ -28,7 +28,7 @@ registerHooks({
 const { reply, startChatCompletionsStandIn } = await import('../test/support/chatCompletionsStandIn.ts');
 
 /** What the model "says" in each scenario; the e2e script checks n8n's output against these. */
-export const SCENARIOS: Record<string, { turns: () => Turn[]; answer: string }> = {
+export const SCENARIOS: Record<string, { turns: (options: { inbox?: string }) => Turn[]; answer: string }> = {
 	// examples/mcp-tool-loop.json: add with one tool, echo the sum with another, then answer.
 	loop: {
 		answer: '17 + 25 = 42, and the echo said: 42.',
@@ -46,6 +46,16 @@ export const SCENARIOS: Record<string, { turns: () => Turn[]; answer: string }> 
 			reply.text('1.5 + 2.25 = 3.75'),
 		],
 	},
+	// examples/scheduled-inbox-summary.json on folder --inbox: list it and read one note through the
+	// real MCP filesystem server, then answer; later runs (the copy runs every 10 s) get the answer at once.
+	schedule: {
+		answer: 'Inbox: 2 notes. The release ships on Friday; the docs need screenshots first.',
+		turns: ({ inbox }) => [
+			reply.toolCalls([{ id: 'call_list', name: 'list_directory', arguments: JSON.stringify({ path: inbox }) }]),
+			reply.toolCalls([{ id: 'call_read', name: 'read_text_file', arguments: JSON.stringify({ path: `${inbox}/standup.md` }) }]),
+			...Array.from({ length: 100 }, () => reply.text(SCENARIOS.schedule.answer)),
+		],
+	},
 };
 
 async function main(): Promise<void> {
@@ -54,16 +64,17 @@ async function main(): Promise<void> {
 			scenario: { type: 'string' },
 			state: { type: 'string' },
 			'api-key': { type: 'string' },
+			inbox: { type: 'string' },
 		},
 	});
 	const scenario = SCENARIOS[values.scenario ?? ''];
 	if (!scenario || !values.state) {
-		console.error(`usage: node standin.ts --scenario ${Object.keys(SCENARIOS).join('|')} --state FILE [--api-key KEY]`);
+		console.error(`usage: node standin.ts --scenario ${Object.keys(SCENARIOS).join('|')} --state FILE [--api-key KEY] [--inbox FOLDER]`);
 		process.exit(2);
 	}
 	const stateFile = values.state;
 	const api = await startChatCompletionsStandIn({ apiKey: values['api-key'] });
-	api.script(...scenario.turns());
+	api.script(...scenario.turns({ inbox: values.inbox }));
 	writeFileSync(stateFile, JSON.stringify({ baseURL: api.baseURL, pid: process.pid, answer: scenario.answer }));
 	console.log(`stand-in (${values.scenario}) listening at ${api.baseURL}`);
 

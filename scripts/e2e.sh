@@ -5,12 +5,20 @@
 # the real MCP "everything" server and a local stand-in for the Chat Completions API:
 #   1. examples/mcp-tool-loop.json headless, with `n8n execute`;
 #   2. examples/webhook-agent.json published in `n8n start`, called over HTTP; then what the
-#      editor asks of the package there (types, icons, credential tests, tool lists and forms).
+#      editor asks of the package there (types, icons, credential tests, tool lists and forms);
+#   3. examples/scheduled-inbox-summary.json published in the same `n8n start` (its imported copy
+#      runs every 10 seconds, on the real MCP filesystem server): a run is seen to succeed;
+#   4. the editor in a real browser (Chromium driven by playwright-core, e2e/browser.ts): sign in,
+#      run the loop example with the Execute workflow button, check the nodes' icons, subtitles,
+#      output items and the tool and model lists their panels load. Screenshots: e2e/artifacts/.
 # Prints PASS/FAIL per check and the time of each phase; exits non-zero on any failure.
 #
 # Settings (environment):
 #   E2E_SKIP_BUILD=1       pack dist/ as it is instead of running `npm run build` first
-#   E2E_SKIP_WEBHOOK=1     leave out the `n8n start` + webhook part
+#   E2E_SKIP_WEBHOOK=1     leave out the `n8n start` part (webhook, schedule, browser)
+#   E2E_SKIP_BROWSER=1     leave out the browser (4.)
+#   E2E_CHROMIUM=PATH      the Chromium to drive (default: chromium on PATH)
+#   E2E_UPDATE_DOCS=1      copy the screenshots the README shows to docs/ after a passing browser phase
 #   E2E_INSTALL_MODE=npm   install with a plain `npm install <tarball>` in .n8n/nodes (n8n 1.x's way)
 #                          instead of the steps n8n 2.40's community-package service takes
 #   E2E_KEEP=1             keep the run folder (n8n user folder, logs) after the run
@@ -18,14 +26,10 @@
 set -euo pipefail
 source "$(dirname "$0")/node24.sh"
 cd "$project_root"
+source scripts/n8n.sh
 
-E2E_DIR="$project_root/e2e"
-N8N_HOME="$E2E_DIR/.n8n"
-N8N_BIN="$N8N_HOME/node_modules/.bin/n8n"
-N8N_MARKER="$N8N_HOME/.installed-lock-hash"
 NODE24="$(command -v node)"
 SCALE="${E2E_TIMEOUT_SCALE:-1}"
-PACKAGE_NAME="$(node -p 'require("./package.json").name')"
 API_KEY="sk-e2e-$(node -p 'require("crypto").randomBytes(12).toString("hex")')"
 # Every process this script starts carries this variable (the MCP servers get it through their
 # credential), so the end of the run can find any that outlived it. Not exported: the script's
@@ -224,9 +228,6 @@ run_bounded() {
 }
 LEFT_RUNNING=()
 
-free_port() {
-	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
-}
 
 # Waits up to $2 seconds for file $1 to exist and be non-empty.
 wait_for_file() {
@@ -265,70 +266,40 @@ if [ "$node_major" -lt 24 ]; then
 	fail "Node.js 24 is on PATH" "node $(node -v) at $NODE24"
 	exit 1
 fi
-EVERYTHING_ENTRY="$(node -p 'const p=require("path");const m=require.resolve("@modelcontextprotocol/server-everything/package.json");const j=require(m);p.join(p.dirname(m),typeof j.bin==="string"?j.bin:Object.values(j.bin)[0])' 2>/dev/null || true)"
-if [ -z "$EVERYTHING_ENTRY" ] || [ ! -f "$EVERYTHING_ENTRY" ]; then
-	fail "the MCP everything server is installed" "run: bash scripts/setup.sh"
+# The file an MCP server package's bin runs (the servers are started with this node, not npx).
+server_entry() {
+	node -p 'const p=require("path");const m=require.resolve(process.argv[1]+"/package.json");const j=require(m);p.join(p.dirname(m),typeof j.bin==="string"?j.bin:Object.values(j.bin)[0])' "$1" 2>/dev/null || true
+}
+EVERYTHING_ENTRY="$(server_entry @modelcontextprotocol/server-everything)"
+FILESYSTEM_ENTRY="$(server_entry @modelcontextprotocol/server-filesystem)"
+if [ -z "$EVERYTHING_ENTRY" ] || [ ! -f "$EVERYTHING_ENTRY" ] || [ -z "$FILESYSTEM_ENTRY" ] || [ ! -f "$FILESYSTEM_ENTRY" ]; then
+	fail "the MCP everything and filesystem servers are installed" "run: bash scripts/setup.sh"
 	exit 1
+fi
+# The browser phase needs a Chromium (Debian: apt-get install -y chromium; scripts/test.sh does it)
+# and playwright-core (a devDependency; it downloads no browser).
+BROWSER=false
+if [ "${E2E_SKIP_WEBHOOK:-}" != 1 ] && [ "${E2E_SKIP_BROWSER:-}" != 1 ]; then
+	CHROMIUM="${E2E_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}"
+	if [ -z "$CHROMIUM" ] || [ ! -x "$CHROMIUM" ]; then
+		fail "Chromium is installed (for the editor in a browser)" "no ${E2E_CHROMIUM:-chromium on PATH}: apt-get install -y chromium, or set E2E_CHROMIUM, or E2E_SKIP_BROWSER=1 to leave the browser out"
+	elif ! node -e 'require.resolve("playwright-core")' 2>/dev/null; then
+		fail "playwright-core is installed (for the editor in a browser)" "run: bash scripts/setup.sh"
+	else
+		BROWSER=true
+	fi
 fi
 echo "node $(node -v) at $NODE24; npm $(npm -v); run folder $RUN_DIR"
 
 # ---------------------------------------------------------------- 1. the real n8n, installed once
-# The headers node-gyp builds native modules (sqlite3, isolated-vm) against must be Node 24's.
-headers_match() {
-	[ -f "$1/include/node/node_version.h" ] &&
-		grep -q "define NODE_MAJOR_VERSION $node_major\$" "$1/include/node/node_version.h"
-}
-node_headers() {
-	local candidate
-	for candidate in "${npm_config_nodedir:-}" "$(npm config get nodedir 2>/dev/null)" "$(dirname "$(dirname "$(readlink -f "$NODE24")")")"; do
-		if [ -n "$candidate" ] && headers_match "$candidate"; then
-			echo "$candidate"
-			return 0
-		fi
-	done
-	# This node came without headers (a distro package, say): take them from the npm registry.
-	local arch version prefix="$E2E_DIR/.node-headers"
-	arch="$(node -p 'process.arch')"
-	version="$(node -p 'process.versions.node')"
-	candidate="$prefix/node_modules/node-linux-$arch"
-	if ! headers_match "$candidate"; then
-		echo "    fetching Node $version headers (node-linux-$arch) from the npm registry" >&2
-		npm install --silent --no-save --no-audit --no-fund --ignore-scripts --prefix "$prefix" "node-linux-$arch@$version" >&2 ||
-			npm install --silent --no-save --no-audit --no-fund --ignore-scripts --prefix "$prefix" "node-linux-$arch@$node_major" >&2
-	fi
-	headers_match "$candidate" && echo "$candidate"
-}
-
 phase "install n8n"
-lock_hash="$(cat "$E2E_DIR/n8n/package.json" "$E2E_DIR/n8n/package-lock.json" <(node -p 'process.versions.modules') | sha256sum | cut -d' ' -f1)"
-if [ -x "$N8N_BIN" ] && [ "$(cat "$N8N_MARKER" 2>/dev/null)" = "$lock_hash" ]; then
-	echo "    n8n already installed from this lock (e2e/.n8n/), skipping"
-else
-	nodedir="$(node_headers)" || true
-	if [ -z "$nodedir" ]; then
-		fail "install n8n" "no Node $node_major headers for node-gyp"
-		exit 1
-	fi
-	mkdir -p "$N8N_HOME"
-	rm -f "$N8N_MARKER"
-	cp "$E2E_DIR/n8n/package.json" "$E2E_DIR/n8n/package-lock.json" "$N8N_HOME/"
-	echo "    npm ci (n8n and ~2200 packages, a few minutes; install scripts off: the Kafka client's cannot build here)"
-	if ! BG_CWD="$N8N_HOME" run_bounded 1800 "$LOGS/npm-ci.log" npm ci --ignore-scripts --no-audit --no-fund --loglevel=error; then
-		show_log_tail "$LOGS/npm-ci.log" 40
-		fail "install n8n" "npm ci failed"
-		exit 1
-	fi
-	echo "    npm rebuild sqlite3 isolated-vm (against $nodedir)"
-	export npm_config_nodedir="$nodedir"
-	if ! BG_CWD="$N8N_HOME" run_bounded 900 "$LOGS/npm-rebuild.log" npm rebuild sqlite3 isolated-vm --loglevel=error; then
-		show_log_tail "$LOGS/npm-rebuild.log" 40
-		fail "install n8n" "npm rebuild sqlite3 isolated-vm failed"
-		exit 1
-	fi
-	echo "$lock_hash" >"$N8N_MARKER"
+if ! n8n_install "$LOGS/n8n-install.log"; then
+	show_log_tail "$LOGS/n8n-install.log" 40
+	fail "install n8n" "see the log above"
+	exit 1
 fi
 n8n_version="$(cd "$RUN_DIR" && N8N_USER_FOLDER="$RUN_DIR/version-check" timeout 60 "$N8N_BIN" --version 2>/dev/null | tail -n1 || true)"
-expected_version="$(node -p 'require(process.argv[1]).dependencies.n8n' "$E2E_DIR/n8n/package.json")"
+expected_version="$(n8n_pinned_version)"
 if [ "$n8n_version" = "$expected_version" ]; then
 	pass "n8n $expected_version is installed (e2e/.n8n)"
 else
@@ -351,7 +322,6 @@ pack_json="$(npm pack --json --pack-destination "$RUN_DIR" 2>"$LOGS/pack.log")" 
 	exit 1
 }
 TARBALL="$RUN_DIR/$(node -p 'JSON.parse(process.argv[1])[0].filename' "$pack_json")"
-PACKAGE_VERSION="$(node -p 'JSON.parse(process.argv[1])[0].version' "$pack_json")"
 node -e '
 	const [info] = JSON.parse(process.argv[1]);
 	const files = info.files.map((f) => f.path);
@@ -366,46 +336,8 @@ node -e '
 ' "$pack_json" >"$RUN_DIR/check-pack.txt" 2>&1 || true
 record_checks <"$RUN_DIR/check-pack.txt"
 
-export N8N_USER_FOLDER="$RUN_DIR/user"
-NODES_DIR="$N8N_USER_FOLDER/.n8n/nodes"
 phase "install as a community package"
-install_community_package() {
-	mkdir -p "$NODES_DIR"
-	# As CommunityPackagesService.ensurePackageJson writes it (no packages installed yet).
-	printf '{\n  "name": "installed-nodes",\n  "private": true,\n  "dependencies": {}\n}' >"$NODES_DIR/package.json"
-	cp "$TARBALL" "$NODES_DIR/"
-	local tarball_name
-	tarball_name="$(basename "$TARBALL")"
-	if [ "${E2E_INSTALL_MODE:-}" = npm ]; then
-		# (package.json then names the tarball, which stays.)
-		BG_CWD="$NODES_DIR" run_bounded 300 "$LOGS/community-install.log" npm install "./$tarball_name" --audit=false --fund=false --ignore-scripts=true --loglevel=error || return 1
-		return 0
-	fi
-	# n8n 2.40's CommunityPackagesService.downloadPackage: `npm pack name@version` into the nodes
-	# folder (here: the local tarball), unpack it into node_modules/<name>, drop dev/peer/optional
-	# dependencies from its package.json, `npm install` inside it with these flags, then record it
-	# in the nodes folder's package.json.
-	local package_dir="$NODES_DIR/node_modules/$PACKAGE_NAME"
-	mkdir -p "$package_dir"
-	tar -xzf "$NODES_DIR/$tarball_name" -C "$package_dir" --strip-components=1
-	node -e '
-		const fs = require("fs");
-		const file = process.argv[1];
-		const { devDependencies, peerDependencies, optionalDependencies, ...kept } = JSON.parse(fs.readFileSync(file, "utf8"));
-		fs.writeFileSync(file, JSON.stringify(kept, null, 2), "utf-8");
-	' "$package_dir/package.json"
-	BG_CWD="$package_dir" run_bounded 300 "$LOGS/community-install.log" npm install --audit=false --fund=false --bin-links=false \
-		--install-strategy=shallow --ignore-scripts=true --package-lock=false "--registry=$(npm config get registry)" || return 1
-	node -e '
-		const fs = require("fs");
-		const [file, name, version] = process.argv.slice(1);
-		const json = JSON.parse(fs.readFileSync(file, "utf8"));
-		json.dependencies[name] = version;
-		fs.writeFileSync(file, JSON.stringify(json, null, 2), "utf-8");
-	' "$NODES_DIR/package.json" "$PACKAGE_NAME" "$PACKAGE_VERSION"
-	rm -f "$NODES_DIR/$tarball_name"
-}
-if install_community_package; then
+if package_install "$TARBALL" "$RUN_DIR/user" "${E2E_INSTALL_MODE:-}" "$LOGS/community-install.log"; then
 	pass "the tarball installs into \$N8N_USER_FOLDER/.n8n/nodes (${E2E_INSTALL_MODE:-n8n 2.40 steps})"
 else
 	show_log_tail "$LOGS/community-install.log" 40
@@ -414,20 +346,10 @@ else
 fi
 
 # ---------------------------------------------------------------- n8n's settings for every command
-export N8N_DIAGNOSTICS_ENABLED=false
-export N8N_VERSION_NOTIFICATIONS_ENABLED=false
-export N8N_TEMPLATES_ENABLED=false
+n8n_settings "$RUN_DIR/user" "$E2E_RUN_ID-key"
 export N8N_LOG_LEVEL=info
-export N8N_LOG_OUTPUT=console
-export N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS=true
-export N8N_ENCRYPTION_KEY="$E2E_RUN_ID-key"
-export N8N_LISTEN_ADDRESS=127.0.0.1
-export N8N_HOST=127.0.0.1
-export N8N_RUNNERS_BROKER_LISTEN_ADDRESS=127.0.0.1
-export N8N_RUNNERS_BROKER_PORT="$(free_port)"
-export DB_TYPE=sqlite
-export EXECUTIONS_MODE=regular
-unset N8N_CUSTOM_EXTENSIONS
+# Where the Read/Write Files node may write (the scheduled example writes its summary there).
+export N8N_RESTRICT_FILE_ACCESS_TO="$RUN_DIR/n8n-files"
 
 phase "n8n loads the package"
 # At debug level n8n's package loader says what it loaded from each package.
@@ -470,26 +392,66 @@ write_credentials() {
 }
 
 # Writes examples/$1 with workflow id $2 to $3 (n8n's import needs an id of at most 21 characters).
+# $4, if given, is JavaScript that edits the copy: it sees `workflow`, `node(type)` (the first node
+# of that type), `useCredential(type, id, name)` (for every node using that type) and `arg` ($5).
+# The committed example is never changed.
 write_workflow() {
 	node -e '
-		const [example, id, file] = process.argv.slice(1);
+		const [example, id, file, edit, arg] = process.argv.slice(1);
 		const workflow = JSON.parse(require("fs").readFileSync(example, "utf8"));
+		const node = (type) => {
+			const found = workflow.nodes.find((n) => n.type === type);
+			if (!found) throw new Error(`${example} has no ${type} node`);
+			return found;
+		};
+		const useCredential = (type, id, name) => {
+			for (const n of workflow.nodes) if (n.credentials?.[type]) n.credentials[type] = { id, name };
+		};
+		if (edit) new Function("workflow", "node", "useCredential", "arg", edit)(workflow, node, useCredential, arg);
 		require("fs").writeFileSync(file, JSON.stringify({ ...workflow, id, active: false }, null, 2));
-	' "examples/$1" "$2" "$3"
+	' "examples/$1" "$2" "$3" "${4:-}" "${5:-}"
 }
 
-# Starts the stand-in for scenario $1; sets STANDIN_STATE, STANDIN_PID and STANDIN_URL.
+# Starts the stand-in for scenario $1 (named $2, default $1: its state and log files; more
+# arguments go to e2e/standin.ts); sets STANDIN_STATE, STANDIN_PID and STANDIN_URL.
 start_standin() {
-	STANDIN_STATE="$RUN_DIR/standin-$1.json"
-	start_bg "$LOGS/standin-$1.log" node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON e2e/standin.ts \
-		--scenario "$1" --state "$STANDIN_STATE" --api-key "$API_KEY"
+	local scenario="$1" name="${2:-$1}"
+	shift $(($# < 2 ? $# : 2))
+	STANDIN_STATE="$RUN_DIR/standin-$name.json"
+	start_bg "$LOGS/standin-$name.log" node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON e2e/standin.ts \
+		--scenario "$scenario" --state "$STANDIN_STATE" --api-key "$API_KEY" "$@"
 	STANDIN_PID=$BG_PID
 	if ! wait_for_file "$STANDIN_STATE" 20; then
-		show_log_tail "$LOGS/standin-$1.log" 20
+		show_log_tail "$LOGS/standin-$name.log" 20
 		return 1
 	fi
 	STANDIN_URL="$(node -p 'require(process.argv[1]).baseURL' "$STANDIN_STATE")"
-	echo "    stand-in for '$1' at $STANDIN_URL"
+	echo "    stand-in for '$name' at $STANDIN_URL"
+}
+
+# Writes the credentials of the editor's loop run (model at $1) and of the scheduled example
+# (model at $2, the MCP filesystem server on folder $3) to $RUN_DIR/credentials-more.json.
+write_more_credentials() {
+	node -e '
+		const [file, node, filesystem, path, runId, editorUrl, scheduleUrl, inbox, apiKey] = process.argv.slice(1);
+		const model = (id, name, baseUrl) => ({ id, name, type: "openAiCompatibleApi", data: { baseUrl, apiKey, organization: "", headers: {} } });
+		const credentials = [
+			model("openAiEditor", "OpenAI (editor run)", editorUrl),
+			model("openAiSchedule", "OpenAI (scheduled)", scheduleUrl),
+			{
+				id: "mcpInbox",
+				name: "MCP filesystem: inbox",
+				type: "mcpStdioServerApi",
+				data: {
+					command: node,
+					arguments: { argument: [{ value: filesystem }, { value: inbox }] },
+					environment: { variable: [{ name: "PATH", value: path }, { name: "E2E_RUN_ID", value: runId }] },
+					cwd: "",
+				},
+			},
+		];
+		require("fs").writeFileSync(file, JSON.stringify(credentials, null, 2));
+	' "$RUN_DIR/credentials-more.json" "$NODE24" "$FILESYSTEM_ENTRY" "$(dirname "$NODE24"):$PATH" "$E2E_RUN_ID" "$1" "$2" "$3" "$API_KEY"
 }
 
 # Stops the stand-in (if one runs), which then writes the requests it received to its state file.
@@ -562,16 +524,143 @@ else
 	fail "no MCP server process outlived n8n execute" "$(tr '\n' ';' <<<"$leftovers")"
 fi
 
+# Signs in to n8n at $1 as the owner e2e/check.ts set up; the session cookie goes to $RUN_DIR/owner.cookies.
+rest_login() {
+	curl -sS --max-time 30 -o "$RUN_DIR/login.json" -w '%{http_code}' -c "$RUN_DIR/owner.cookies" \
+		-H 'content-type: application/json' -d '{"emailOrLdapLoginId": "e2e@example.com", "password": "E2e-password-1"}' \
+		"$1/rest/login" 2>/dev/null || echo 000
+}
+
+# Polls n8n at $1 for executions of workflow $2 (up to $3 seconds) until one has finished;
+# passes when one succeeded.
+wait_for_scheduled_run() {
+	local base="$1" id="$2" limit=$(($3 * SCALE)) started=$SECONDS verdict="" login
+	login="$(rest_login "$base")"
+	if [ "$login" != 200 ]; then
+		fail "scheduled: a run of the published example succeeded" "signing in over REST answered HTTP $login"
+		return 0
+	fi
+	local filter
+	filter="$(node -p 'encodeURIComponent(JSON.stringify({ workflowId: process.argv[1] }))' "$id")"
+	while [ $((SECONDS - started)) -lt "$limit" ]; do
+		curl -sS --max-time 30 -b "$RUN_DIR/owner.cookies" -o "$RUN_DIR/scheduled-executions.json" \
+			"$base/rest/executions?filter=$filter" 2>/dev/null || true
+		# "success N": N runs succeeded; "failed …": none did, and one ended otherwise; empty: none ended yet.
+		verdict="$(node -e '
+			let results = [];
+			try { results = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).data?.results ?? []; } catch {}
+			const ended = results.filter((e) => !["new", "running", "waiting"].includes(e.status));
+			const ok = ended.filter((e) => e.status === "success");
+			if (ok.length) console.log(`success ${ok.length} of ${results.length} (mode ${ok[0].mode}, ${new Date(ok[0].stoppedAt) - new Date(ok[0].startedAt)} ms)`);
+			else if (ended.length) console.log(`failed ${ended.map((e) => `execution ${e.id}: ${e.status}`).join(", ")}`);
+		' "$RUN_DIR/scheduled-executions.json")"
+		[ -n "$verdict" ] && break
+		sleep 2
+	done
+	case "$verdict" in
+	success*) pass "scheduled: a run of the published example succeeded (${verdict#success }, seen after $((SECONDS - started)) s)" ;;
+	failed*) fail "scheduled: a run of the published example succeeded" "${verdict#failed }" ;;
+	*) fail "scheduled: a run of the published example succeeded" "no run ended within ${limit}s" ;;
+	esac
+	return 0
+}
+
+# What the scheduled runs did: the stand-in's record of the conversation (the real MCP filesystem
+# server's answers went back to the model) and the summary file written.
+check_scheduled_result() {
+	node -e '
+		const fs = require("fs");
+		const [stateFile, inbox, folder] = process.argv.slice(1);
+		const state = JSON.parse(fs.readFileSync(stateFile, "utf8"));
+		const calls = (state.requests ?? []).filter((r) => r.method === "POST" && r.path.startsWith("/v1/chat/completions"));
+		const toolResults = calls.flatMap((r) => (r.body?.messages ?? []).filter((m) => m.role === "tool").map((m) => String(m.content)));
+		const report = (name, verdict) => console.log(verdict === true ? `PASS\t${name}` : `FAIL\t${name}\t${verdict}`);
+		report("scheduled: the model got the inbox listing and a note from the real MCP filesystem server",
+			toolResults.some((c) => c.includes("standup.md") && c.includes("todo.md")) && toolResults.some((c) => c.includes("The release ships on Friday."))
+				? true
+				: `tool results the model saw: ${JSON.stringify(toolResults).slice(0, 400)}`);
+		const dir = `${folder}/summaries`;
+		const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^inbox-\d{4}-\d{2}-\d{2}\.txt$/.test(f)) : [];
+		const text = files.length ? fs.readFileSync(`${dir}/${files[0]}`, "utf8") : undefined;
+		report("scheduled: the summary file holds the model\x27s answer",
+			text === state.answer ? true : files.length ? `${files[0]} holds ${JSON.stringify(text.slice(0, 200))}` : `no inbox-DATE.txt in ${dir}`);
+	' "$SCHEDULE_STANDIN_STATE" "$INBOX" "$N8N_RESTRICT_FILE_ACCESS_TO" >"$RUN_DIR/check-scheduled.txt" 2>&1 || true
+	local before=$FAILED
+	record_checks <"$RUN_DIR/check-scheduled.txt"
+	grep -q '^PASS\|^FAIL' "$RUN_DIR/check-scheduled.txt" || fail "scheduled: the stand-in's record could be read" "$(tail -n 3 "$RUN_DIR/check-scheduled.txt")"
+	[ "$FAILED" -eq "$before" ] || show_log_tail "$START_LOG" 40
+	return 0
+}
+
+# The editor in Chromium (e2e/browser.ts) against n8n at $1; then what the model stand-in saw of
+# the editor's run. Screenshots in e2e/artifacts/; with E2E_UPDATE_DOCS=1 the README's go to docs/.
+ARTIFACTS="$project_root/e2e/artifacts"
+run_browser() {
+	local base="$1" out="$RUN_DIR/check-browser.txt" status=0 before=$FAILED
+	mkdir -p "$ARTIFACTS"
+	rm -f "$ARTIFACTS"/*.png
+	run_bounded 600 "$out" node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON e2e/browser.ts \
+		--base "$base" --workflow e2eEditorLoop --standin "$EDITOR_STANDIN_STATE" --api-key "$API_KEY" \
+		--artifacts "$ARTIFACTS" --chromium "$CHROMIUM" --scale "$SCALE" \
+		$($schedule_ok && echo --scheduled e2eScheduledInbox) || status=$?
+	record_checks <"$out"
+	if [ "$status" -ne 0 ] && [ "$FAILED" -eq "$before" ]; then
+		fail "e2e/browser.ts ran" "exit status $status: $(tail -n 5 "$out" | tr '\n' ' ')"
+	fi
+	STANDIN_PID=$EDITOR_STANDIN_PID
+	stop_standin
+	node -e '
+		const state = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const calls = (state.requests ?? []).filter((r) => r.method === "POST" && r.path.startsWith("/v1/chat/completions"));
+		const ok = calls.length === 3 && state.remaining === 0;
+		console.log(ok ? "PASS\tbrowser: the run from the editor had its 3 model turns"
+			: `FAIL\tbrowser: the run from the editor had its 3 model turns\t${calls.length} requests, ${state.remaining} scripted turns left`);
+	' "$EDITOR_STANDIN_STATE" >"$RUN_DIR/check-browser-standin.txt" 2>&1 || true
+	record_checks <"$RUN_DIR/check-browser-standin.txt"
+	if [ "$FAILED" -gt "$before" ]; then
+		echo "    screenshots of the failures: $(cd "$ARTIFACTS" && ls failure-*.png 2>/dev/null | sed "s|^|e2e/artifacts/|" | tr '\n' ' ')" >&2
+		show_log_tail "$START_LOG" 40
+	elif [ "${E2E_UPDATE_DOCS:-}" = 1 ]; then
+		cp "$ARTIFACTS/editor-loop.png" docs/editor-loop.png
+		cp "$ARTIFACTS/editor-model-output.png" docs/editor-node-output.png
+		echo "    copied to docs/: editor-loop.png, editor-node-output.png"
+	fi
+	return 0
+}
+
 # ---------------------------------------------------------------- 5. the webhook agent in `n8n start`
 if [ "${E2E_SKIP_WEBHOOK:-}" = 1 ]; then
 	phase_end
-	echo "    E2E_SKIP_WEBHOOK=1: the webhook example is left out"
+	echo "    E2E_SKIP_WEBHOOK=1: the webhook, scheduled and browser parts are left out"
 	exit 0
 fi
 phase "run the webhook agent (n8n start)"
 N8N_PORT="$(free_port)"
 export N8N_PORT
 webhook_ok=true
+# The scheduled example and the editor's run of the loop get model stand-ins and credentials of
+# their own (each stand-in serves one scripted conversation), imported before n8n starts.
+schedule_ok=true
+INBOX="$RUN_DIR/inbox"
+mkdir -p "$INBOX" "$N8N_RESTRICT_FILE_ACCESS_TO/summaries"
+printf '# Standup\nThe release ships on Friday.\n' >"$INBOX/standup.md"
+printf '# Todo\n- screenshots for the docs\n' >"$INBOX/todo.md"
+if start_standin schedule schedule --inbox "$INBOX"; then
+	SCHEDULE_STANDIN_PID=$STANDIN_PID SCHEDULE_STANDIN_STATE=$STANDIN_STATE SCHEDULE_STANDIN_URL=$STANDIN_URL
+else
+	fail "the stand-in for the scheduled example starts" "no state file after 20 s"
+	schedule_ok=false SCHEDULE_STANDIN_PID="" SCHEDULE_STANDIN_URL=""
+fi
+EDITOR_STANDIN_PID="" EDITOR_STANDIN_URL=""
+if $BROWSER; then
+	if start_standin loop editor; then
+		EDITOR_STANDIN_PID=$STANDIN_PID EDITOR_STANDIN_STATE=$STANDIN_STATE EDITOR_STANDIN_URL=$STANDIN_URL
+	else
+		fail "the stand-in for the editor's run starts" "no state file after 20 s"
+		BROWSER=false
+	fi
+fi
+STANDIN_PID=""
 start_standin webhook || { fail "the stand-in starts" "no state file after 20 s"; webhook_ok=false; }
 if $webhook_ok; then
 	write_credentials "$STANDIN_URL"
@@ -579,6 +668,30 @@ if $webhook_ok; then
 	{ n8n_cli "import the credentials (webhook model)" 120 import:credentials "--input=$RUN_DIR/credentials.json" &&
 		n8n_cli "import the webhook workflow" 120 import:workflow "--input=$RUN_DIR/webhook.json" &&
 		n8n_cli "publish the webhook workflow" 120 publish:workflow --id=e2eWebhookAgent; } || webhook_ok=false
+fi
+if $webhook_ok && { $schedule_ok || $BROWSER; }; then
+	write_more_credentials "${EDITOR_STANDIN_URL:-http://127.0.0.1:9/v1}" "${SCHEDULE_STANDIN_URL:-http://127.0.0.1:9/v1}" "$INBOX"
+	n8n_cli "import the credentials (scheduled example, editor run)" 120 import:credentials "--input=$RUN_DIR/credentials-more.json" ||
+		schedule_ok=false BROWSER=false
+fi
+if $webhook_ok && $schedule_ok; then
+	# Only the imported copy changes: every 10 seconds instead of every morning, its own
+	# credentials, and the summary written under this run's n8n-files folder.
+	write_workflow scheduled-inbox-summary.json e2eScheduledInbox "$RUN_DIR/scheduled.json" '
+		node("n8n-nodes-base.scheduleTrigger").parameters.rule = { interval: [{ field: "seconds", secondsInterval: 10 }] };
+		useCredential("openAiCompatibleApi", "openAiSchedule", "OpenAI (scheduled)");
+		useCredential("mcpStdioServerApi", "mcpInbox", "MCP filesystem: inbox");
+		const write = node("n8n-nodes-base.readWriteFile").parameters;
+		if (!write.fileName.includes("/home/node/.n8n-files/")) throw new Error(`unexpected file name ${write.fileName}`);
+		write.fileName = write.fileName.replace("/home/node/.n8n-files/", `${arg}/`);
+	' "$N8N_RESTRICT_FILE_ACCESS_TO" || schedule_ok=false
+	$schedule_ok && { n8n_cli "import the scheduled example" 120 import:workflow "--input=$RUN_DIR/scheduled.json" &&
+		n8n_cli "publish the scheduled example" 120 publish:workflow --id=e2eScheduledInbox; } || schedule_ok=false
+fi
+if $webhook_ok && $BROWSER; then
+	write_workflow mcp-tool-loop.json e2eEditorLoop "$RUN_DIR/editor-loop.json" \
+		'useCredential("openAiCompatibleApi", "openAiEditor", "OpenAI (editor run)")' &&
+		n8n_cli "import the loop example for the editor" 120 import:workflow "--input=$RUN_DIR/editor-loop.json" || BROWSER=false
 fi
 if $webhook_ok; then
 	START_LOG="$LOGS/n8n-start.log"
@@ -612,10 +725,23 @@ if $webhook_ok; then
 		stop_standin
 		run_checks webhook --response "$RUN_DIR/webhook-reply.json" --status "$status" \
 			--standin "$STANDIN_STATE" --api-key "$API_KEY"
+
+		# ------------------------------------------------------------ 6. the scheduled example
+		if $schedule_ok; then
+			phase "the scheduled example (n8n start)"
+			wait_for_scheduled_run "$base" e2eScheduledInbox 90
+		fi
+
+		# ------------------------------------------------------------ 7. the editor in a browser
+		if $BROWSER; then
+			phase "the editor in a browser (Chromium)"
+			run_browser "$base"
+		fi
 	else
 		fail "n8n start serves /healthz" "not ready within $((180 * SCALE))s$(kill -0 "$N8N_PID" 2>/dev/null || echo ' (n8n exited)')"
 		show_log_tail "$START_LOG" 60
 	fi
+	phase "stop n8n"
 	# Stop n8n as an operator would (SIGTERM) and see it go, MCP servers included.
 	stopped_at=$(date +%s)
 	if stop_group "$N8N_PID" 45; then
@@ -625,7 +751,12 @@ if $webhook_ok; then
 	fi
 	wait "$N8N_PID" 2>/dev/null || true
 	stop_standin
-	check_logs "webhook"
+	if [ -n "$SCHEDULE_STANDIN_PID" ]; then
+		STANDIN_PID=$SCHEDULE_STANDIN_PID
+		stop_standin
+		$ready && $schedule_ok && check_scheduled_result
+	fi
+	check_logs "n8n start"
 	leftovers="$(run_processes)"
 	if [ -z "$leftovers" ]; then
 		pass "no MCP server process outlived n8n start"

@@ -17,7 +17,7 @@ export class McpClient implements INodeType {
 		icon: { light: 'file:mcp.svg', dark: 'file:mcp.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: '={{ { listTools: "List Tools", executeToolCalls: "Execute Tool Calls", callTool: "Call Tool" }[$parameter["operation"]] }}',
 		description: 'List the tools of an MCP server, and check and execute the tool calls a model made',
 		defaults: { name: 'MCP Client' },
 		inputs: [NodeConnectionTypes.Main],

@@ -16,7 +16,7 @@ export class ToolCallTrace implements INodeType {
 		icon: { light: 'file:trace.svg', dark: 'file:trace.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] }}',
+		subtitle: '={{ { compare: "Compare", exportJsonLines: "Export JSON Lines" }[$parameter["operation"]] }}',
 		description: "Compare a conversation's trace with the one a good run left, or export it as JSON Lines",
 		defaults: { name: 'Tool Call Trace' },
 		inputs: [NodeConnectionTypes.Main],

@@ -11,7 +11,8 @@ export class ToolCallingModel implements INodeType {
 		icon: { light: 'file:model.svg', dark: 'file:model.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["model"].value }}',
+		// n8n resolves a resource locator parameter to its value in subtitles.
+		subtitle: '={{ $parameter["model"] }}',
 		description: 'One model turn: the model answers, or asks for tool calls that leave as items',
 		defaults: { name: 'Tool Calling Model' },
 		inputs: [NodeConnectionTypes.Main],
