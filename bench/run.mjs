@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { ConnectionPool, McpConnection, SchemaValidator, executePendingCalls } = require(path.join(root, 'dist/lib'));
+const { ConnectionPool, DIALECTS, McpConnection, SchemaValidator, createRedactor, executePendingCalls } = require(path.join(root, 'dist/lib'));
+const { readFileSync } = require('node:fs');
 const { mapConcurrently } = require(path.join(root, 'dist/lib/util/concurrency'));
 
 const faultServer = {
@@ -49,6 +50,8 @@ try {
 		trace: [],
 	});
 	const validator = new SchemaValidator();
+	// Every call is traced in full, as the nodes do by default.
+	const tracePolicy = { payloads: 'full', maxPayloadBytes: 256 * 1024, redactor: createRedactor({ secrets: [] }) };
 	for (const concurrency of [1, 8]) {
 		await measure(`100 items with a 20 ms tool, ${concurrency} in parallel`, 100, () =>
 			mapConcurrently(Array.from({ length: 100 }, (_, i) => i), concurrency, (i) =>
@@ -60,6 +63,7 @@ try {
 						validator,
 						storeBinary: async () => 'unused',
 						options: callOptions,
+						tracePolicy,
 						listServerTools: () => connection.listTools(),
 					}),
 				),
@@ -75,6 +79,16 @@ try {
 	await measure('argument check, schema compiled every time', 200, async () => {
 		for (let i = 0; i < 200; i++) new SchemaValidator().check(schema, args);
 	});
+
+	// A model request carries every tool each round: translating 26 real tool schemas (the GitHub
+	// MCP server's) and a short history into each vendor's request body.
+	const githubTools = JSON.parse(readFileSync(path.join(root, 'test/fixtures/tool-schemas/server-github.json'), 'utf8')).tools;
+	const history = { messages: [{ role: 'user', content: 'List my open pull requests.' }], tools: githubTools };
+	for (const [id, dialect] of Object.entries(DIALECTS)) {
+		await measure(`${id} request body with 26 tools`, 500, async () => {
+			for (let i = 0; i < 500; i++) dialect.buildRequest(history, { model: 'm', toolChoice: 'auto', stream: false, strict: true });
+		});
+	}
 } finally {
 	await pool.closeAll();
 }
