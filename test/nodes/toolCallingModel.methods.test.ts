@@ -1,7 +1,9 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 import { modelApiConnection, searchModels } from '../../nodes/ToolCallingModel/methods';
+import { PROVIDERS } from '../../nodes/ToolCallingModel/providers';
 import { credentialTestContext, editorContextFor } from '../support/engine';
 import { modelNode, modelNodeTypes } from '../support/modelWorkflow';
+import { DIALECT_IDS, startStandIn } from '../support/standIn';
 import { standInForEachTest } from '../support/standInPerTest';
 
 const api = standInForEachTest({ models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'], apiKey: 'sk-models-key' });
@@ -42,5 +44,31 @@ describe('Tool Calling Model: models from the endpoint', () => {
 		expect(refused.message).not.toContain('sk-wrong');
 		const unreachable = await testCredential(credentials({ baseUrl: 'http://127.0.0.1:9/v1' }));
 		expect(unreachable).toMatchObject({ status: 'Error', message: expect.stringContaining('Could not reach the model API at http://127.0.0.1:9/v1') });
+	});
+});
+
+describe('Tool Calling Model: models and credential tests for every provider', () => {
+	const MODELS = ['alpha-model', 'beta-model'];
+
+	it.each(DIALECT_IDS)('%s: lists the models with the provider’s credential and path, and tests that credential', async (dialect) => {
+		const api = await startStandIn(dialect, { models: MODELS, apiKey: 'sk-provider-key' });
+		try {
+			const { credentialType } = PROVIDERS[dialect];
+			const data = { baseUrl: api.baseURL, apiKey: 'sk-provider-key', organization: '', version: '2023-06-01', headers: {} };
+			const node = modelNode('Model', { provider: dialect }, { credentials: { [credentialType]: { id: 'provider', name: 'provider' } } });
+			const listed = await searchModels.call(await editorContextFor(node, modelNodeTypes(), { provider: data }));
+			expect(listed.results.map((result) => result.value)).toEqual(MODELS);
+
+			const context = await credentialTestContext();
+			expect(await modelApiConnection.call(context, { id: '1', name: 'c', type: credentialType, data })).toEqual({
+				status: 'OK',
+				message: 'Connected: 2 models (alpha-model, beta-model)',
+			});
+			const refused = await modelApiConnection.call(context, { id: '1', name: 'c', type: credentialType, data: { ...data, apiKey: 'sk-wrong-key' } });
+			expect(refused.status).toBe('Error');
+			expect(refused.message).not.toContain('sk-wrong-key');
+		} finally {
+			await api.close();
+		}
 	});
 });
