@@ -2,7 +2,7 @@ import { parseToolArguments } from '../conversation/arguments';
 import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
 import type { CallOptions, CallToolResult } from '../mcp/connection';
 import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
-import { ReplayDriftError } from '../trace/recording';
+import { RecordedFailure, ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
 import { toToolMessage, type BinaryStore } from './resultMessage';
 
@@ -41,8 +41,6 @@ export interface CallOutcome {
 	called?: { startedAt: number; durationMs: number };
 	/** The server's result as received, when it answered. */
 	result?: CallToolResult;
-	/** Set when the input schema could not be compiled, so the arguments went unchecked. */
-	validationSkipped?: string;
 }
 
 export interface CallContext {
@@ -55,7 +53,8 @@ export interface CallContext {
 /**
  * One pending call, start to end: arguments parsed in a guard and checked against the tool's
  * inputSchema BEFORE the server sees them; the result checked against its outputSchema.
- * Every failure becomes a tool message that says what to fix; nothing is thrown.
+ * Every failure becomes a tool message that says what to fix; only a dry run that drifted from
+ * its recording throws, as that is the run's failure, not the call's.
  */
 export async function runToolCall(
 	call: PendingToolCall,
@@ -101,9 +100,9 @@ export async function runToolCall(
 			{ status: 'invalid', arguments: args, issues: schemaCheck.issues },
 		);
 	}
-	const validationSkipped = schemaCheck.status === 'unchecked' ? schemaCheck.reason : undefined;
-	const check: ArgumentCheck = validationSkipped ? { status: 'unchecked', arguments: args, reason: validationSkipped } : { status: 'valid', arguments: args };
-	const sent = { tool, check, sentArguments: args, validationSkipped };
+	const check: ArgumentCheck =
+		schemaCheck.status === 'unchecked' ? { status: 'unchecked', arguments: args, reason: schemaCheck.reason } : { status: 'valid', arguments: args };
+	const sent = { tool, check, sentArguments: args };
 
 	const startedAt = Date.now();
 	let result: CallToolResult;
@@ -112,7 +111,7 @@ export async function runToolCall(
 	} catch (error) {
 		// A dry run that no longer matches its recording is the run's failure, not the tool's.
 		if (error instanceof ReplayDriftError) throw error;
-		const { status, text } = failure(error);
+		const { status, text } = error instanceof RecordedFailure ? { status: error.status, text: error.message } : failure(error);
 		return { ...refuse(status, text, check), ...sent, called: { startedAt, durationMs: Date.now() - startedAt } };
 	}
 	const called = { startedAt, durationMs: Date.now() - startedAt };

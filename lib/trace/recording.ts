@@ -2,7 +2,18 @@ import type { TraceEntry } from '../conversation/types';
 import { excerpt } from '../dialects/json';
 import { firstDifference } from '../json/difference';
 import type { CallToolResult, McpTool } from '../mcp/connection';
+import type { CallFailureStatus } from '../execution/failures';
 import type { TraceStep } from './entries';
+
+/** A call that failed at the server in the recorded run (timeout, lost connection…): replayed as that same failure. */
+export class RecordedFailure extends Error {
+	constructor(
+		readonly status: CallFailureStatus,
+		message: string,
+	) {
+		super(message);
+	}
+}
 
 /** The run no longer matches the recording: the first step that differs, and how. */
 export class ReplayDriftError extends Error {
@@ -46,7 +57,7 @@ export class Recording {
 		return { server, tools: payloadOf(entry) as McpTool[] };
 	}
 
-	/** The recorded result of one call, after checking that the same arguments were sent then. */
+	/** The recorded result of one call, after checking that the same tool and arguments were sent then. */
 	toolResult(round: number, callId: string, name: string, args: Record<string, unknown>): CallToolResult {
 		const sameCall = (entry: TraceEntry) => entry.callId === callId;
 		const called = this.entries.some((entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry));
@@ -54,9 +65,10 @@ export class Recording {
 			throw new ReplayDriftError('tools.call.request', round, `the recording did not call the server for call ${callId} (${name}), this run does`);
 		}
 		const request = this.find('tools.call.request', round, sameCall);
-		this.expectSame('tools.call.request', round, payloadOf(request), { name: (payloadOf(request) as { name?: unknown }).name, arguments: args });
-		const result = payloadOf(this.find('tools.call.result', round, sameCall)) as CallToolResult | { error: string };
-		if ('error' in result) throw new Error(String(result.error));
+		this.expectSame('tools.call.request', round, payloadOf(request), { name, arguments: args });
+		const resultEntry = this.find('tools.call.result', round, sameCall);
+		const result = payloadOf(resultEntry) as CallToolResult | { error: string };
+		if ('error' in result) throw new RecordedFailure(resultEntry.status as CallFailureStatus, String(result.error));
 		return withoutBinaryReferences(result);
 	}
 

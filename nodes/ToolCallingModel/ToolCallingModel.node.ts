@@ -1,6 +1,6 @@
 import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
 import { processItems } from '../shared/items';
-import { decide } from './decide';
+import { decide, FINAL_ANSWER_OUTPUT } from './decide';
 import { properties } from './description';
 import { modelApiConnection, searchModels } from './methods';
 
@@ -36,6 +36,7 @@ export class ToolCallingModel implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const concurrency = (this.getNodeParameter('options.concurrency', 0, 4) as number) || 4;
 		const { processItem, redactionFor } = await decide(this);
-		return processItems(this, 2, concurrency, processItem, redactionFor);
+		// A failed item continues by Final Answer: by Tool Calls it would loop back here without end.
+		return processItems(this, 2, concurrency, processItem, redactionFor, FINAL_ANSWER_OUTPUT);
 	}
 }

@@ -81,7 +81,9 @@ export async function decide(context: IExecuteFunctions) {
 		context.logger.debug(
 			redaction.text(`${nodeName}: round ${round} (${dialect.id}) finished with ${turn.finish}, ${turn.toolCalls.length} tool calls, in ${Date.now() - started} ms`),
 		);
-		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT, { ...next, trace: [...next.trace, ...trace] });
+		// An error a failed earlier turn left on the item (under continue-on-fail) is not this turn's.
+		const { error: _previousError, ...answered } = { ...next, trace: [...next.trace, ...trace] } as Conversation & { error?: unknown };
+		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT, answered);
 	};
 	return { processItem, redactionFor };
 }

@@ -11,7 +11,7 @@ export interface Routed {
 /**
  * Runs every input item (not just the first), `concurrency` at a time, keeping their order and
  * pairing each result with its input. A failing item stops the node, or with "continue on fail"
- * leaves by the first output as its own json plus `error`, so nothing is lost. Every item and error
+ * leaves by `errorOutput` as its own json plus `error`, so nothing is lost. Every item and error
  * passes the item's redaction on the way out: no secret leaves the node.
  */
 export async function processItems(
@@ -20,6 +20,7 @@ export async function processItems(
 	concurrency: number,
 	processItem: (item: INodeExecutionData, itemIndex: number) => Promise<Routed>,
 	redactionFor: (itemIndex: number) => NodeRedaction,
+	errorOutput = 0,
 ): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
 	const routed = await mapConcurrently(items, concurrency, async (item, itemIndex): Promise<Routed> => {
@@ -31,7 +32,7 @@ export async function processItems(
 			const nodeError = redacted(asNodeError(context, error, itemIndex), redaction);
 			if (!context.continueOnFail()) throw nodeError;
 			return {
-				output: 0,
+				output: errorOutput,
 				item: { json: redaction.item({ ...item.json, error: nodeError.message }), binary: item.binary, pairedItem: { item: itemIndex } },
 			};
 		}

@@ -116,6 +116,20 @@ describe('replay', () => {
 		);
 	});
 
+	it('in a dry run, answers a call that failed at the server with that same failure', async () => {
+		const recording = JSON.parse(recordedText());
+		const result = recording.trace.find((entry: any) => entry.step === 'tools.call.result');
+		Object.assign(result, { status: 'timeout', payload: { error: "Tool 'get-sum' did not answer within 60000 ms." } });
+		const run = await replayedRun({ dryRun: true, recording: JSON.stringify(recording) });
+
+		const [executed] = runsOf(run, 'Execute Tool Calls')[0].outputs[0];
+		const json = executed.json as any;
+		expect(json.messages.at(-1)).toMatchObject({ role: 'tool', isError: true, content: "Tool 'get-sum' did not answer within 60000 ms." });
+		expect(json.trace.at(-1)).toMatchObject({ step: 'tools.call.result', status: 'timeout', replayed: true });
+		// The recorded model saw a result, not this failure: replaying it on drifts at the next request.
+		expect(errorOf(run, 'Model')?.message).toMatch(/^The run drifted from the recording at round 2, step model.request: messages\.3\.content/);
+	});
+
 	it('in a dry run, stops where the arguments of a call differ from the recorded ones', async () => {
 		const recording = JSON.parse(recordedText());
 		// The recorded model asked for 17 + 25; this recording says the server was asked for 17 + 26.

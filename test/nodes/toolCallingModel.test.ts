@@ -187,11 +187,15 @@ describe('Tool Calling Model', () => {
 		expect(errorOf(run, 'Model')?.message).toBe("Invalid schema for function 'add': 'object' is not valid");
 		expect(api.requests).toHaveLength(1);
 
+		// A failed item leaves by Final Answer: by Tool Calls it would loop back to the model without end.
 		api.script(reply.error(401), reply.text('second item fine'));
-		const kept = await runModel({ userMessage: 'go', options: { concurrency: 1 } }, [{ json: { id: 1 } }, { json: { id: 2 } }], { onError: 'continueRegularOutput' });
-		expect(kept.toolCalls.map((item) => [item.json.id, String(item.json.error).slice(0, 24)])).toEqual([[1, 'Incorrect API key provid']]);
-		expect(kept.answers.map((item) => item.json.answer)).toEqual(['second item fine']);
-		expect(JSON.stringify(kept.toolCalls)).not.toContain('sk-test-secret-key');
+		const kept = await runModel({ userMessage: 'go', options: { concurrency: 1 } }, [{ json: { id: 1 } }, { json: { id: 2, error: 'an earlier turn failed' } }], { onError: 'continueRegularOutput' });
+		expect(kept.toolCalls).toEqual([]);
+		expect(kept.answers.map((item) => [item.json.id, String(item.json.error ?? 'none').slice(0, 24), item.json.answer])).toEqual([
+			[1, 'Incorrect API key provid', undefined],
+			[2, 'none', 'second item fine'],
+		]);
+		expect(JSON.stringify(kept.answers)).not.toContain('sk-test-secret-key');
 	});
 
 	it('fails clearly on a stream cut in the middle', async () => {
