@@ -13,14 +13,17 @@ export interface RedactionRules {
 	 * named `password`); numbers are kept (`promptTokenCount` is a count, not a token).
 	 */
 	keys?: readonly string[];
-	/** Dotted paths from the value's root whose values are hidden; `*` is any key or index: `messages.*.content`. */
+	/** Dotted paths from the value's root whose values are hidden; `*` is any key or index: `payload.arguments.ssn`. */
 	paths?: readonly string[];
 }
 
 export interface Redactor {
 	/** Secret values only: for the conversation, whose keys are data (a tool may take an `api_key` argument). */
 	values<T>(value: T): T;
-	/** Secret values, secret keys and paths: for traces, headers, errors and log lines. */
+	/**
+	 * Secret values, secret keys and paths: for traces, headers, errors and log lines. Keys are also
+	 * found inside JSON held as text (a model's tool-call `arguments` string).
+	 */
 	all<T>(value: T): T;
 }
 
@@ -36,7 +39,7 @@ export function createRedactor(rules: RedactionRules): Redactor {
 
 	const visit = (value: unknown, byKey: boolean, pathsHere: string[][]): unknown => {
 		if (pathsHere.some((path) => path.length === 0)) return REDACTED;
-		if (typeof value === 'string') return text(value);
+		if (typeof value === 'string') return text(byKey ? withKeysHiddenInJsonText(value) : value);
 		if (value === null || typeof value !== 'object') return value;
 		const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((inner, index) => [String(index), inner]) : Object.entries(value);
 		const visited = entries.map(([key, inner]): [string, unknown] => {
@@ -45,6 +48,19 @@ export function createRedactor(rules: RedactionRules): Redactor {
 			return [key, hidden ? REDACTED : visit(inner, byKey, deeper)];
 		});
 		return Array.isArray(value) ? visited.map(([, inner]) => inner) : Object.fromEntries(visited);
+	};
+	/** JSON held as text, with the values of its secret keys hidden; other text as it is. */
+	const withKeysHiddenInJsonText = (value: string): string => {
+		const trimmed = value.trimStart();
+		if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return value;
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(value);
+		} catch {
+			return value;
+		}
+		const hidden = visit(parsed, true, []);
+		return JSON.stringify(hidden) === JSON.stringify(parsed) ? value : JSON.stringify(hidden);
 	};
 	return {
 		values: (value) => visit(value, false, []) as typeof value,

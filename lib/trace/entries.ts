@@ -38,21 +38,23 @@ export function traceEntry(
 	policy: TracePolicy,
 	replayed = false,
 ): TraceEntry {
-	const entry: TraceEntry = {
+	// Redacted whole, so the Redact Paths name keys of the entry: `payload.arguments.ssn`.
+	const entry = policy.redactor.all({
 		step,
 		node: timing.node,
 		round: timing.round,
 		at: new Date(timing.startedAt).toISOString(),
 		...(timing.durationMs !== undefined && { durationMs: timing.durationMs }),
-		...policy.redactor.all(details),
+		...details,
 		...(replayed && { replayed: true }),
-	};
+		...(payload !== undefined && { payload }),
+	}) as TraceEntry;
 	if (payload === undefined) return entry;
-	const safe = policy.redactor.all(payload);
-	const bytes = new TextEncoder().encode(JSON.stringify(safe)).length;
-	if (policy.payloads === 'metadata') return { ...entry, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
+	const bytes = new TextEncoder().encode(JSON.stringify(entry.payload)).length;
+	const { payload: kept, ...metadata } = entry;
+	if (policy.payloads === 'metadata') return { ...metadata, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
 	if (bytes > policy.maxPayloadBytes) {
-		return { ...entry, bytes, payloadOmitted: `larger than the ${Math.round(policy.maxPayloadBytes / 1024)} KB payload limit` };
+		return { ...metadata, bytes, payloadOmitted: `larger than the ${Math.round(policy.maxPayloadBytes / 1024)} KB payload limit` };
 	}
-	return { ...entry, bytes, payload: safe };
+	return { ...metadata, bytes, payload: kept };
 }

@@ -68,7 +68,8 @@ export async function recordingOf(
 			source === 'json'
 				? context.getNodeParameter(`${name}Trace`, itemIndex)
 				: (await context.helpers.getBinaryDataBuffer(itemIndex, context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string)).toString('utf8');
-		return new Recording(readTrace(value), node.name, (json) => redactor.all(json));
+		// What the run sends now is redacted as its trace entry would be, payload paths included.
+		return new Recording(readTrace(value), node.name, (json) => (redactor.all({ payload: json }) as { payload: typeof json }).payload);
 	} catch (error) {
 		throw new NodeOperationError(node, `The recorded trace could not be read: ${(error as Error).message}`, { itemIndex });
 	}

@@ -42,8 +42,9 @@ export const traceOptionsProperty: INodeProperties = {
 			name: 'redactPaths',
 			type: 'string',
 			default: '',
-			placeholder: 'e.g. trace.*.payload.arguments.ssn, messages.1.content',
-			description: 'Dotted paths in the output item whose values are hidden; * stands for any key or position',
+			placeholder: 'e.g. payload.arguments.ssn, payload.messages.*.content',
+			description:
+				'Dotted paths in each trace entry whose values are hidden; * stands for any key or position. The conversation itself keeps them: the next round needs them.',
 		},
 	],
 };
@@ -57,10 +58,11 @@ interface TraceOptions {
 
 /** How one node redacts: its trace policy, and the final pass over every item and error it writes. */
 export interface NodeRedaction {
+	/** Secret values, secret keys and the Redact Paths, applied to each trace entry. */
 	trace: TracePolicy;
-	/** Credential secrets hidden by value, and the Redact Paths: applied to every output item. */
+	/** Credential secrets hidden by value: applied to every output item. */
 	item<T>(json: T): T;
-	/** Secrets and secret keys: for error messages and log lines. */
+	/** Secret values, and secret keys in JSON text: for error messages and log lines. */
 	text(message: string): string;
 }
 
@@ -69,11 +71,11 @@ export function redactionOf(context: IExecuteFunctions, itemIndex: number, secre
 	const options = context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
 	const list = (text: string | undefined) => (text ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
 	const keys = options.redactKeys === undefined ? DEFAULT_SECRET_KEYS : list(options.redactKeys);
-	const traceRedactor = createRedactor({ secrets, keys });
-	const itemRedactor = createRedactor({ secrets, keys: [], paths: list(options.redactPaths) });
+	const traceRedactor = createRedactor({ secrets, keys, paths: list(options.redactPaths) });
+	const textRedactor = createRedactor({ secrets, keys });
 	return {
 		trace: { payloads: options.payloads ?? 'full', maxPayloadBytes: (options.maxPayloadKb ?? 256) * 1024, redactor: traceRedactor },
-		item: (json) => itemRedactor.all(json),
-		text: (message) => traceRedactor.all(message),
+		item: (json) => textRedactor.values(json),
+		text: (message) => textRedactor.all(message),
 	};
 }

@@ -120,6 +120,15 @@ describe('createRedactor', () => {
 		expect(createRedactor({ secrets: [], keys: [] }).all(input)).toEqual(input);
 	});
 
+	it('finds secret keys inside JSON held as text, such as a tool call’s arguments string, in all() only', () => {
+		const redactor = createRedactor({ secrets: [] });
+		const call = { function: { name: 'login', arguments: '{"user":"ada","password":"hunter22"}' } };
+		expect(redactor.all(call)).toEqual({ function: { name: 'login', arguments: '{"user":"ada","password":"[redacted]"}' } });
+		expect(redactor.values(call)).toEqual(call);
+		// Text that is not JSON, or JSON with nothing to hide, stays byte for byte.
+		for (const text of ['{not json', '{ "user": "ada" }', '[1, 2]', 'plain']) expect(redactor.all({ text })).toEqual({ text });
+	});
+
 	it('hides the values at dotted paths, * standing for any key or index, in all() only', () => {
 		const redactor = createRedactor({ secrets: [], keys: [], paths: ['messages.*.content', 'trace.0.payload.arguments.ssn', 'profile'] });
 		const input = {

@@ -198,6 +198,22 @@ describe('Tool Calling Model', () => {
 		expect(JSON.stringify(kept.answers)).not.toContain('sk-test-secret-key');
 	});
 
+	it('hides secret keys (also inside the arguments text) and the Redact Paths in the trace, while the conversation keeps them', async () => {
+		api.script(reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3,"password":"hunter22"}' }]));
+		const { toolCalls } = await runModel(
+			{ userMessage: 'my ssn is 123-45-6789', traceOptions: { redactPaths: 'payload.messages.*.content' } },
+			[{ json: { tools: [addTool] } }],
+		);
+		const json = toolCalls[0].json as any;
+		const [request, response] = json.trace;
+		expect(request.payload.messages).toEqual([{ role: 'user', content: '[redacted]' }]);
+		expect(JSON.parse(response.payload.choices[0].message.tool_calls[0].function.arguments)).toEqual({ a: 2, b: 3, password: '[redacted]' });
+		expect(JSON.stringify(json.trace)).not.toMatch(/hunter22|123-45-6789/);
+		// The next round and the tool need them as they were.
+		expect(json.messages[0].content).toBe('my ssn is 123-45-6789');
+		expect(json.toolCalls[0].arguments).toEqual({ a: 2, b: 3, password: 'hunter22' });
+	});
+
 	it('fails clearly on a stream cut in the middle', async () => {
 		api.script(reply.cutStream(3, reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3}' }])));
 		const { run } = await runModel({ userMessage: 'go', options: { stream: true, maxRetries: 0 } }, [{ json: { tools: [addTool] } }]);
