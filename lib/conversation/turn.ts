@@ -1,6 +1,6 @@
 import type { ModelTurn } from '../dialects/types';
 import { dropAddedNulls } from '../schema/strict';
-import type { Conversation } from './types';
+import type { AssistantToolCall, Conversation, PendingToolCall } from './types';
 
 /**
  * The conversation after a model turn: the assistant message appended, its calls pending (or
@@ -8,18 +8,34 @@ import type { Conversation } from './types';
  * that strict mode made the model send for optional arguments, so they pass the tool's own schema.
  */
 export function applyModelTurn(conversation: Conversation, turn: ModelTurn, strictTools: ReadonlySet<string>): Conversation {
-	const toolCalls = turn.toolCalls.map((call) => {
+	const round = (conversation.rounds ?? 0) + 1;
+	const ids = uniqueIds(conversation, turn, round);
+	const toolCalls = turn.toolCalls.map((call, index): PendingToolCall => {
 		const tool = conversation.tools.find((candidate) => candidate.name === call.name);
-		if (!tool || !strictTools.has(call.name) || call.arguments === null) return call;
-		return { ...call, arguments: dropAddedNulls(call.arguments, tool.inputSchema) };
+		const renamed = { ...call, id: ids[index] };
+		if (!tool || !strictTools.has(call.name) || call.arguments === null) return renamed;
+		return { ...renamed, arguments: dropAddedNulls(call.arguments, tool.inputSchema) };
 	});
-	const next: Conversation = {
-		...conversation,
-		messages: [...conversation.messages, turn.message],
-		toolCalls,
-		rounds: (conversation.rounds ?? 0) + 1,
-	};
+	const message = turn.message.tool_calls
+		? { ...turn.message, tool_calls: turn.message.tool_calls.map((call, index): AssistantToolCall => ({ ...call, id: ids[index] })) }
+		: turn.message;
+	const next: Conversation = { ...conversation, messages: [...conversation.messages, message], toolCalls, rounds: round };
 	delete next.answer;
 	if (toolCalls.length === 0) next.answer = turn.message.content ?? '';
 	return next;
+}
+
+/**
+ * The turn's call ids, each unique in the conversation. Ids made up for vendors that send none
+ * (Gemini, Ollama) restart at call_0 every turn, and some vendors refuse a history with repeated
+ * ids (Anthropic: "tool_use ids must be unique"), so a repeat gets the round as a suffix.
+ */
+function uniqueIds(conversation: Conversation, turn: ModelTurn, round: number): string[] {
+	const used = new Set(conversation.messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [])));
+	return turn.toolCalls.map((call) => {
+		let id = call.id;
+		for (let n = 1; used.has(id); n++) id = n === 1 ? `${call.id}_r${round}` : `${call.id}_r${round}_${n}`;
+		used.add(id);
+		return id;
+	});
 }

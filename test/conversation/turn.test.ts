@@ -1,0 +1,38 @@
+import { applyModelTurn } from '../../lib/conversation/turn';
+import type { Conversation } from '../../lib/conversation/types';
+import type { ModelTurn } from '../../lib/dialects/types';
+
+const turnCalling = (...ids: string[]): ModelTurn => ({
+	message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'echo', arguments: '{}' } })) },
+	toolCalls: ids.map((id) => ({ id, name: 'echo', arguments: {}, rawArguments: '{}' })),
+	finish: 'tool_calls',
+	finishReason: 'STOP',
+});
+
+const afterOneRound: Conversation = {
+	messages: [
+		{ role: 'user', content: 'go' },
+		{ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'echo', arguments: '{}' } }] },
+		{ role: 'tool', tool_call_id: 'call_0', content: 'ok' },
+	],
+	tools: [{ name: 'echo', inputSchema: { type: 'object' } }],
+	toolCalls: [],
+	trace: [],
+	rounds: 1,
+};
+
+describe('applyModelTurn', () => {
+	it('keeps every call id unique in the conversation: a made-up id a vendor repeats gets the round as a suffix', () => {
+		// Vendors without ids get call_0, call_1… every turn; Anthropic refuses a history with a repeated id.
+		const next = applyModelTurn(afterOneRound, turnCalling('call_0', 'call_1'), new Set());
+		expect(next.toolCalls.map((call) => call.id)).toEqual(['call_0_r2', 'call_1']);
+		const last = next.messages.at(-1);
+		expect(last?.role === 'assistant' && last.tool_calls?.map((call) => call.id)).toEqual(['call_0_r2', 'call_1']);
+		expect(next.rounds).toBe(2);
+	});
+
+	it('leaves ids that are already unique as the vendor sent them', () => {
+		const next = applyModelTurn(afterOneRound, turnCalling('toolu_01A', 'toolu_01B'), new Set());
+		expect(next.toolCalls.map((call) => call.id)).toEqual(['toolu_01A', 'toolu_01B']);
+	});
+});
