@@ -137,8 +137,11 @@ async function main(): Promise<void> {
 
 	// The file holds the model's key in plain text: n8n keeps it encrypted once imported.
 	const credentialsFile = write('credentials.json', credentials(model));
-	n8nCli('import:credentials', `--input=${credentialsFile}`);
-	rmSync(credentialsFile);
+	try {
+		n8nCli('import:credentials', `--input=${credentialsFile}`);
+	} finally {
+		rmSync(credentialsFile);
+	}
 	for (const [file, id] of [['webhook-agent.json', 'demoWebhookAgent'], ['scheduled-inbox-summary.json', 'demoScheduled']]) {
 		n8nCli('import:workflow', `--input=${write(file, { ...example(file), id, active: false })}`);
 	}

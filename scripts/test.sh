@@ -31,8 +31,10 @@ npm test
 E2E_SKIP_BUILD=1 bash scripts/e2e.sh
 # The README's main command as a user without a model configured runs it (the recorded model
 # replays; the MCP server runs for real), stopping after the run instead of serving the editor.
+# A model key in the caller's environment must not turn this into a live, paid run.
 demo_log="$(mktemp)"
-DEMO_SERVE=0 bash scripts/demo.sh | tee "$demo_log"
+env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u ANTHROPIC_API_KEY -u GEMINI_API_KEY -u OLLAMA_HOST -u OLLAMA_MODEL \
+	DEMO_SERVE=0 bash scripts/demo.sh | tee "$demo_log"
 if ! grep -q '^==> answer after 3 rounds: 17 + 25 = 42' "$demo_log"; then
 	echo "FAIL  the demo reaches the example's answer" >&2
 	exit 1

@@ -22,9 +22,11 @@ export async function* streamedEvents(body: HttpResponse['body'], framing: 'sse'
 	};
 	for await (const piece of body) {
 		buffered += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
-		const lines = buffered.split(/\r\n|\r|\n/);
+		// A closing \r may be half of a \r\n whose \n is in the next piece: it waits, or the \n would read as a blank line.
+		const complete = buffered.endsWith('\r') ? buffered.slice(0, -1) : buffered;
+		const lines = complete.split(/\r\n|\r|\n/);
 		// The last piece may be half a line; it waits for the rest.
-		buffered = lines.pop() ?? '';
+		buffered = (lines.pop() ?? '') + buffered.slice(complete.length);
 		for (const line of lines) {
 			const event = lineEvent(line);
 			if (event !== undefined) yield event;

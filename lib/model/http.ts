@@ -8,6 +8,7 @@ export interface HttpRequest {
 	url: string;
 	headers: Record<string, string>;
 	body?: string;
+	/** Aborted by the caller's own timer (per attempt, idle time while streaming) or a cancel. */
 	signal: AbortSignal;
 }
 

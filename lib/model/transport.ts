@@ -62,7 +62,8 @@ export async function callModel<TRequest, TResponse, TChunk>(
 	const recorded = redact({ url: request.url, method: request.method, headers: request.headers, body: call.body }, secrets);
 	const { response, attempts, timer } = await send(request, dialect, endpoint, options);
 	try {
-		if (!call.stream) {
+		// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
+		if (!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')) {
 			const body = parseBody(await readText(response.body));
 			rejectErrorBody(body, response.status, dialect, secrets);
 			if (typeof body !== 'object' || body === null) {

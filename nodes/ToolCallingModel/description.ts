@@ -132,7 +132,7 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: 2,
-				description: 'Retries of a request answered with 429 or a server error, waiting as the Retry-After header says',
+				description: 'Retries of a request answered 408, 409, 429 or 5xx, or whose connection failed or timed out; waiting as the Retry-After header says, else backing off',
 			},
 			{
 				displayName: 'Max Rounds',
@@ -205,7 +205,7 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 120000,
-				description: 'How long one request may take, each retry included',
+				description: 'How long to wait for the answer to start, and, when streaming, for each next chunk. Applies to each attempt.',
 			},
 		],
 	},

@@ -23,6 +23,8 @@ export function n8nHttpSend(helpers: Pick<IExecuteFunctions['helpers'], 'httpReq
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			abortSignal: request.signal as IHttpRequestOptions['abortSignal'],
+			// The model layer's own timer governs (its Timeout option may exceed n8n's default of 300 s).
+			timeout: 0,
 		};
 		const response = (await helpers.httpRequest(options)) as FullResponse;
 		return { status: response.statusCode, headers: response.headers, body: response.body as HttpResponse['body'] };

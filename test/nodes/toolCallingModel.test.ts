@@ -214,6 +214,24 @@ describe('Tool Calling Model', () => {
 		expect(json.toolCalls[0].arguments).toEqual({ a: 2, b: 3, password: 'hunter22' });
 	});
 
+	it('reads a whole JSON answer when a server ignores stream, and a JSON error body in its own words', async () => {
+		const completion = {
+			id: 'chatcmpl-1',
+			object: 'chat.completion',
+			created: 1,
+			model: 'gpt-4o-mini',
+			choices: [{ index: 0, message: { role: 'assistant', content: 'Not streamed.' }, finish_reason: 'stop' }],
+		};
+		api.script(
+			reply.raw(200, JSON.stringify(completion), { 'content-type': 'application/json' }),
+			reply.raw(200, JSON.stringify({ error: { message: 'The gateway refused: quota exceeded' } }), { 'content-type': 'application/json' }),
+		);
+		const { answers } = await runModel({ userMessage: 'go', options: { stream: true } });
+		expect(answers[0].json).toMatchObject({ answer: 'Not streamed.' });
+		const { run } = await runModel({ userMessage: 'go', options: { stream: true } });
+		expect(errorOf(run, 'Model')?.message).toBe('The gateway refused: quota exceeded');
+	});
+
 	it('fails clearly on a stream cut in the middle', async () => {
 		api.script(reply.cutStream(3, reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3}' }])));
 		const { run } = await runModel({ userMessage: 'go', options: { stream: true, maxRetries: 0 } }, [{ json: { tools: [addTool] } }]);
