@@ -42,3 +42,17 @@ export function collectToolCalls(
 export function historyArguments(rawArguments: string): string {
 	return rawArguments.trim() === '' ? '{}' : rawArguments;
 }
+
+/**
+ * Arguments as an object, for vendors that take them so (Gemini, Ollama). Text that is no JSON
+ * object goes as {}: the executor already answered that call with an error telling the model why.
+ */
+export function argumentsObject(rawArguments: string): Record<string, unknown> {
+	const parsed = parseToolArguments(rawArguments);
+	return parsed.ok ? parsed.value : {};
+}
+
+/** The text beside tool calls: streams often open with "" before the calls, and null keeps both paths alike. */
+export function textBesideCalls(text: string | null, hasCalls: boolean): string | null {
+	return text === '' && hasCalls ? null : text;
+}

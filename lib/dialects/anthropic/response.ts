@@ -1,5 +1,5 @@
 import { collectToolCalls } from '../calls';
-import { excerpt, isRecord } from '../json';
+import { excerpt, isRecord, rejectErrorBody } from '../json';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { anthropicFinish } from './finish';
 import { anthropicErrorMessage } from './http';
@@ -14,8 +14,7 @@ const NEUTRAL_BLOCKS = new Set(['text', 'tool_use']);
  * kept as JSON text. The body is read as untrusted JSON.
  */
 export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMap): ModelTurn {
-	const failure = isRecord(body) ? anthropicErrorMessage(body) : `not a JSON object: ${excerpt(body)}`;
-	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	rejectErrorBody(body, anthropicErrorMessage);
 	if (!Array.isArray(body.content)) throw new Error(`The model API response has no content array: ${excerpt(body)}`);
 	const blocks = body.content.filter(isRecord);
 

@@ -1,5 +1,5 @@
-import { parseToolArguments } from '../../conversation/arguments';
 import type { AssistantMessage, Message, ToolMessage } from '../../conversation/types';
+import { argumentsObject } from '../calls';
 import { isRecord } from '../json';
 import type { ToolNameMap } from '../types';
 import { functionCallsOf } from './response';
@@ -82,9 +82,7 @@ function modelParts(message: AssistantMessage, names: ToolNameMap, calls: Map<st
 	for (const call of toolCalls) {
 		const name = names.toVendor(call.function.name);
 		calls.set(call.id, { name });
-		const parsed = parseToolArguments(call.function.arguments);
-		// args must be an object; arguments that were not one were already answered with an error.
-		parts.push({ functionCall: { name, args: parsed.ok ? parsed.value : {} } });
+		parts.push({ functionCall: { name, args: argumentsObject(call.function.arguments) } });
 	}
 	return parts;
 }

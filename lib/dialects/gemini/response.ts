@@ -1,5 +1,5 @@
 import { collectToolCalls } from '../calls';
-import { excerpt, isRecord } from '../json';
+import { excerpt, isRecord, rejectErrorBody } from '../json';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { geminiFinish } from './finish';
 import { geminiErrorMessage } from './http';
@@ -15,8 +15,7 @@ export function functionCallsOf(parts: readonly GeminiPart[]): GeminiFunctionCal
  * kept as the message's vendorTurn: they carry the thought signatures Gemini wants echoed.
  */
 export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): ModelTurn {
-	const failure = isRecord(body) ? geminiErrorMessage(body) : `not a JSON object: ${excerpt(body)}`;
-	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	rejectErrorBody(body, geminiErrorMessage);
 	const usage = isRecord(body.usageMetadata) ? { usage: body.usageMetadata } : {};
 	const candidate = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
 	if (!isRecord(candidate)) {

@@ -1,5 +1,5 @@
-import { parseToolArguments } from '../../conversation/arguments';
 import type { AssistantMessage, Message } from '../../conversation/types';
+import { argumentsObject } from '../calls';
 import { isRecord } from '../json';
 import type { ToolNameMap } from '../types';
 import type { OllamaMessage, OllamaToolCall } from './wire';
@@ -48,15 +48,6 @@ function toOllamaAssistant(message: AssistantMessage, names: ToolNameMap): Ollam
 			),
 		}),
 	};
-}
-
-/**
- * Ollama takes arguments as an object and refuses a string. Text that is no JSON object goes as {}:
- * the executor already answered that call with an error telling the model what was wrong.
- */
-function argumentsObject(raw: string): Record<string, unknown> {
-	const parsed = parseToolArguments(raw);
-	return parsed.ok ? parsed.value : {};
 }
 
 /** The reasoning this dialect kept in vendorTurn; Ollama asks for it back beside the calls it led to. */

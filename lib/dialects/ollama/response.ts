@@ -1,5 +1,5 @@
-import { collectToolCalls } from '../calls';
-import { commonErrorMessage, excerpt, isRecord } from '../json';
+import { collectToolCalls, textBesideCalls } from '../calls';
+import { commonErrorMessage, excerpt, isRecord, rejectErrorBody } from '../json';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { ollamaFinish } from './finish';
 import type { OllamaChatResponse } from './wire';
@@ -14,8 +14,7 @@ const USAGE_KEYS = [
  * (servers before 0.12.10 send none), and an error may come as `{error}`.
  */
 export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap): ModelTurn {
-	const failure = isRecord(body) ? commonErrorMessage(body) : `not a JSON object: ${excerpt(body)}`;
-	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	rejectErrorBody(body, commonErrorMessage);
 	const { message } = body;
 	if (!isRecord(message)) throw new Error(`The model API response has no message: ${excerpt(body)}`);
 
@@ -29,7 +28,7 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 	// could run a tool the model did not call, and the text, kept as it is, shows the user what happened.
 	const text = typeof message.content === 'string' ? message.content : null;
 	// Ollama sends content "" beside calls; null says "no text" as the other dialects do.
-	const content = text === '' && assistantCalls.length > 0 ? null : text;
+	const content = textBesideCalls(text, assistantCalls.length > 0);
 	const thinking = typeof message.thinking === 'string' && message.thinking !== '' ? message.thinking : undefined;
 	const finishReason = typeof body.done_reason === 'string' ? body.done_reason : null;
 	const usage = Object.fromEntries(USAGE_KEYS.filter((key) => typeof body[key] === 'number').map((key) => [key, body[key]]));

@@ -1,6 +1,6 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { collectToolCalls } from '../calls';
-import { excerpt, isRecord } from '../json';
+import { collectToolCalls, textBesideCalls } from '../calls';
+import { excerpt, isRecord, rejectErrorBody } from '../json';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { openaiFinish } from './finish';
 import { openaiErrorMessage } from './http';
@@ -10,8 +10,7 @@ import { openaiErrorMessage } from './http';
  * leave out ids, send arguments as objects, or answer with an error body and status 200.
  */
 export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): ModelTurn {
-	const failure = isRecord(body) ? openaiErrorMessage(body) : `not a JSON object: ${excerpt(body)}`;
-	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	rejectErrorBody(body, openaiErrorMessage);
 	const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
 	if (!choice?.message) throw new Error(`The model API response has no choices[0].message: ${excerpt(body)}`);
 	const { message } = choice;
@@ -29,7 +28,7 @@ export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): M
 	// A refusal is the model's answer in strict mode; it is kept as the text.
 	const text = typeof message.content === 'string' ? message.content : (message.refusal ?? null);
 	// Streams often open with content "" before the calls; null keeps both paths alike.
-	const content = text === '' && assistantCalls.length > 0 ? null : text;
+	const content = textBesideCalls(text, assistantCalls.length > 0);
 	const finishReason = choice.finish_reason ?? null;
 	return {
 		message: { role: 'assistant', content, ...(assistantCalls.length > 0 && { tool_calls: assistantCalls }) },

@@ -1,7 +1,7 @@
 import type { Response as ResponsesBody } from 'openai/resources/responses/responses';
 import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conversation/types';
-import { collectToolCalls } from '../calls';
-import { excerpt, isRecord } from '../json';
+import { collectToolCalls, textBesideCalls } from '../calls';
+import { excerpt, isRecord, rejectErrorBody } from '../json';
 import { openaiErrorMessage } from '../openai/http';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { responsesFinish } from './finish';
@@ -17,8 +17,7 @@ export interface OutputReading {
  * ids and statuses, send arguments as objects, or answer with an error body and status 200.
  */
 export function parseResponsesResponse(body: ResponsesBody, names: ToolNameMap): ModelTurn {
-	const failure = isRecord(body) ? (openaiErrorMessage(body) ?? failedWithoutError(body)) : `not a JSON object: ${excerpt(body)}`;
-	if (failure) throw new Error(`The model API returned an error: ${failure}`);
+	rejectErrorBody(body, (errorBody) => openaiErrorMessage(errorBody) ?? failedWithoutError(errorBody));
 	if (!Array.isArray(body.output)) throw new Error(`The model API response has no output array: ${excerpt(body)}`);
 
 	const { content, assistantCalls, toolCalls } = readOutput(body.output, names);
@@ -56,7 +55,7 @@ export function readOutput(output: readonly unknown[], names: ToolNameMap): Outp
 	// Two messages (commentary, then the answer) read as two paragraphs.
 	const text = texts.length > 0 ? texts.join('\n\n') : null;
 	// Streams open a message before its text; "" beside calls says nothing, and null keeps both paths alike.
-	return { content: text === '' && assistantCalls.length > 0 ? null : text, assistantCalls, toolCalls };
+	return { content: textBesideCalls(text, assistantCalls.length > 0), assistantCalls, toolCalls };
 }
 
 /** A message's text parts joined; a refusal is the model's answer in strict mode and is kept as the text. */
