@@ -335,6 +335,23 @@ async function run(): Promise<void> {
 		}
 	});
 
+	await check('panel: "Model" shows the Provider field, set to OpenAI-Compatible, with all five providers', async () => {
+		const ndv = await openNode('Model');
+		try {
+			const provider = ndv.getByTestId('parameter-input-provider');
+			if (!(await provider.isVisible())) return 'no Provider field in the panel';
+			const shown = (await provider.locator('input').inputValue()).trim();
+			if (shown !== 'OpenAI-Compatible (Chat Completions)') return `Provider shows ${JSON.stringify(shown)}`;
+			await provider.click();
+			const options = (await p.getByRole('option').allInnerTexts()).map((text) => text.split('\n')[0].trim());
+			const expected = ['OpenAI-Compatible (Chat Completions)', 'OpenAI Responses', 'Anthropic', 'Google Gemini', 'Ollama'];
+			return expected.every((name) => options.includes(name)) ? true : `the options are ${JSON.stringify(options)}`;
+		} finally {
+			await p.keyboard.press('Escape');
+			await closeNode();
+		}
+	});
+
 	await check('panel: "Model" lists the endpoint\'s models under Model → From List', async () => {
 		const response = await fetch(`${standin.baseURL}/models`, { headers: { authorization: `Bearer ${values['api-key']}` } });
 		const served = ((await response.json()) as { data?: Array<{ id: string }> }).data?.map((model) => model.id) ?? [];

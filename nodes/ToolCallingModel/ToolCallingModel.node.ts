@@ -18,12 +18,14 @@ export class ToolCallingModel implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Tool Calls', 'Final Answer'],
-		// One credential per provider, shown for that provider only; the OpenAI one serves both OpenAI APIs.
+		// One credential per provider; the OpenAI one serves both OpenAI APIs. `hide` rather than `show`:
+		// n8n's editor takes a parameter that `show` ties credentials to for an authentication switch
+		// and moves it out of the panel, where Provider must stay (one credential serves two providers).
 		credentials: [
-			{ name: 'openAiCompatibleApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['openaiChat', 'openaiResponses'] } } },
-			{ name: 'anthropicMessagesApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['anthropic'] } } },
-			{ name: 'geminiApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['gemini'] } } },
-			{ name: 'ollamaNativeApi', required: true, testedBy: 'modelApiConnection', displayOptions: { show: { provider: ['ollama'] } } },
+			{ name: 'openAiCompatibleApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['anthropic', 'gemini', 'ollama'] } } },
+			{ name: 'anthropicMessagesApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['openaiChat', 'openaiResponses', 'gemini', 'ollama'] } } },
+			{ name: 'geminiApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'ollama'] } } },
+			{ name: 'ollamaNativeApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'gemini'] } } },
 		],
 		properties,
 	};
