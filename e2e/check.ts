@@ -4,6 +4,7 @@
  *
  *   node e2e/check.ts nodes   --export FILE
  *   node e2e/check.ts loop    --output FILE --standin FILE --api-key KEY
+ *   node e2e/check.ts vendorLoop --output FILE --standin FILE --api-key KEY --dialect ID --path PATH
  *   node e2e/check.ts webhook --response FILE --status CODE --standin FILE --api-key KEY
  *   node e2e/check.ts editor  --base URL --credentials FILE --types DIR
  *
@@ -92,6 +93,43 @@ function checkNodes(values: Record<string, string | undefined>): void {
 			return credentials.length > 0 ? true : 'listed without credentials';
 		});
 	}
+}
+
+/**
+ * The loop example with another provider, streamed: the same answer through the vendor's own wire
+ * format (each request to its path, streamed), told as such by the trace.
+ */
+function checkVendorLoop(values: Record<string, string | undefined>): void {
+	const { dialect, path } = values;
+	const label = `loop (${dialect}, streamed)`;
+	const state = standInState(values.standin!);
+	const run = executeResult(readFileSync(values.output!, 'utf8'));
+	const runData: Record<string, Loose[]> = run.data?.resultData?.runData ?? {};
+	check(`${label}: the workflow succeeded with the scripted answer after 3 rounds`, () => {
+		const error = run.data?.resultData?.error;
+		if (error) return `error in ${error.node?.name ?? 'the workflow'}: ${error.message} ${error.description ?? ''}`;
+		const item = runData.Answer?.[0]?.data?.main?.[0]?.[0]?.json;
+		return expectEqual([item?.answer, item?.rounds], [state.answer, 3]);
+	});
+	check(`${label}: every model request went to ${path}, streamed`, () => {
+		const calls = (state.requests ?? []).filter((r) => r.method === 'POST');
+		return expectEqual(
+			calls.map((r) => [r.path.split('?')[0], r.body?.stream ?? r.path.includes('alt=sse')]),
+			[[path, true], [path, true], [path, true]],
+		);
+	});
+	check(`${label}: the trace names the dialect and the streamed chunks of every turn`, () => {
+		const trace: Loose[] = runData.Model?.at(-1)?.data?.main?.[1]?.[0]?.json?.trace ?? [];
+		const responses = trace.filter((entry) => entry.step === 'model.response');
+		return expectEqual(
+			responses.map((entry) => [entry.dialect, entry.streamedChunks > 0]),
+			[[dialect, true], [dialect, true], [dialect, true]],
+		);
+	});
+	check(`${label}: every scripted turn was used, and the key appears in no output`, () => {
+		if (state.remaining !== 0) return `${state.remaining} turns left`;
+		return readFileSync(values.output!, 'utf8').includes(values['api-key']!) ? 'the key is in n8n execute\'s output' : true;
+	});
 }
 
 function checkLoop(values: Record<string, string | undefined>): void {
@@ -358,11 +396,14 @@ const { positionals, values } = parseArgs({
 		base: { type: 'string' },
 		credentials: { type: 'string' },
 		types: { type: 'string' },
+		dialect: { type: 'string' },
+		path: { type: 'string' },
 	},
 });
 const commands: Record<string, (values: Record<string, string | undefined>) => void | Promise<void>> = {
 	nodes: checkNodes,
 	loop: checkLoop,
+	vendorLoop: checkVendorLoop,
 	webhook: checkWebhook,
 	editor: checkEditor,
 };

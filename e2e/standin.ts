@@ -1,8 +1,9 @@
 /**
- * Runs the Chat Completions stand-in (test/support/chatCompletionsStandIn.ts) as its own process,
- * scripted for one of the example workflows, so a real n8n can talk to it.
+ * Runs a model API stand-in (test/support/standIn/) as its own process, scripted for one of the
+ * example workflows, so a real n8n can talk to it: Chat Completions, or another vendor's wire format.
  *
  *   node e2e/standin.ts --scenario loop|webhook|schedule --state FILE [--api-key KEY] [--inbox FOLDER]
+ *                       [--dialect openaiChat|openaiResponses|anthropic|gemini|ollama]
  *
  * Listens on a free 127.0.0.1 port. Once listening it writes `{"baseURL": …, "pid": …}` to FILE;
  * on SIGTERM or SIGINT it rewrites FILE with the requests it received and the turns left
@@ -11,7 +12,7 @@
 import { writeFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { parseArgs } from 'node:util';
-import type { Turn } from '../test/support/chatCompletionsStandIn.ts';
+import type { Turn } from '../test/support/standIn/index.ts';
 
 // The stand-in's modules import each other without file extensions, as the TypeScript build wants;
 // Node's type stripping needs them, so `.ts` is added where a relative import finds no file.
@@ -25,7 +26,7 @@ registerHooks({
 		}
 	},
 });
-const { reply, startChatCompletionsStandIn } = await import('../test/support/chatCompletionsStandIn.ts');
+const { reply, startStandIn } = await import('../test/support/standIn/index.ts');
 
 /** What the model "says" in each scenario; the e2e script checks n8n's output against these. */
 export const SCENARIOS: Record<string, { turns: (options: { inbox?: string }) => Turn[]; answer: string }> = {
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
 			state: { type: 'string' },
 			'api-key': { type: 'string' },
 			inbox: { type: 'string' },
+			dialect: { type: 'string', default: 'openaiChat' },
 		},
 	});
 	const scenario = SCENARIOS[values.scenario ?? ''];
@@ -73,7 +75,7 @@ async function main(): Promise<void> {
 		process.exit(2);
 	}
 	const stateFile = values.state;
-	const api = await startChatCompletionsStandIn({ apiKey: values['api-key'] });
+	const api = await startStandIn(values.dialect as Parameters<typeof startStandIn>[0], { apiKey: values['api-key'] });
 	api.script(...scenario.turns({ inbox: values.inbox }));
 	writeFileSync(stateFile, JSON.stringify({ baseURL: api.baseURL, pid: process.pid, answer: scenario.answer }));
 	console.log(`stand-in (${values.scenario}) listening at ${api.baseURL}`);

@@ -2,8 +2,9 @@
 # End-to-end test in a REAL n8n: installs the pinned n8n of e2e/n8n/ (once; cached by the lock's
 # hash), packs this package and installs the tarball into a fresh N8N_USER_FOLDER the way
 # Settings → Community Nodes installs a package, then runs the example workflows in n8n against
-# the real MCP "everything" server and a local stand-in for the Chat Completions API:
-#   1. examples/mcp-tool-loop.json headless, with `n8n execute`;
+# the real MCP "everything" server and local stand-ins for the model APIs:
+#   1. examples/mcp-tool-loop.json headless, with `n8n execute`: through Chat Completions, then
+#      through Anthropic's Messages API, streamed;
 #   2. examples/webhook-agent.json published in `n8n start`, called over HTTP; then what the
 #      editor asks of the package there (types, icons, credential tests, tool lists and forms);
 #   3. examples/scheduled-inbox-summary.json published in the same `n8n start` (its imported copy
@@ -510,6 +511,31 @@ if $loop_ok; then
 		[ "$FAILED" -eq "$failed_before" ] || show_log_tail "$LOOP_OUTPUT" 60
 	fi
 	check_logs "loop"
+fi
+stop_standin
+
+# The same loop through another vendor's wire format, streamed: Anthropic's Messages API (SSE events
+# with input_json_delta), through the HTTP helper of this real n8n.
+phase "run the tool loop with Anthropic, streamed (n8n execute)"
+if start_standin loop loop-anthropic --dialect anthropic; then
+	node -e '
+		const [file, baseUrl, apiKey] = process.argv.slice(1);
+		const data = { baseUrl, apiKey, version: "2023-06-01", headers: {} };
+		require("fs").writeFileSync(file, JSON.stringify([{ id: "anthropic", name: "Anthropic", type: "anthropicMessagesApi", data }]));
+	' "$RUN_DIR/credentials-anthropic.json" "${STANDIN_URL%/v1}" "$API_KEY"
+	write_workflow mcp-tool-loop.json e2eToolLoopAnthropic "$RUN_DIR/loop-anthropic.json" '
+		const model = node("n8n-nodes-tool-calling.toolCallingModel");
+		model.parameters = { ...model.parameters, provider: "anthropic", model: { __rl: true, mode: "id", value: "claude-sonnet-4-5" }, options: { ...model.parameters.options, stream: true } };
+		model.credentials = { anthropicMessagesApi: { id: "anthropic", name: "Anthropic" } };'
+	if n8n_cli "import the Anthropic credential" 120 import:credentials "--input=$RUN_DIR/credentials-anthropic.json" &&
+		n8n_cli "import the Anthropic loop" 120 import:workflow "--input=$RUN_DIR/loop-anthropic.json"; then
+		n8n_cli "n8n execute runs the loop with Anthropic, streamed" 300 execute --id=e2eToolLoopAnthropic --rawOutput || true
+		VENDOR_OUTPUT="$LAST_N8N_LOG"
+		stop_standin
+		run_checks vendorLoop --output "$VENDOR_OUTPUT" --standin "$STANDIN_STATE" --api-key "$API_KEY" --dialect anthropic --path /v1/messages
+	fi
+else
+	fail "the Anthropic stand-in starts" "no state file after 20 s"
 fi
 stop_standin
 if [ ${#LEFT_RUNNING[@]} -eq 0 ]; then
