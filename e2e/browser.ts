@@ -133,10 +133,25 @@ async function restGet(path: string): Promise<{ status: number; json: unknown }>
 	}, path);
 }
 
+/**
+ * Does `act` until `ready` shows: on a busy machine the editor may drop a click it was not ready
+ * for (the canvas still settling), and the check must not fail for that.
+ */
+async function until(ready: Locator, act: () => Promise<void>, tries = 3): Promise<void> {
+	for (let attempt = 1; ; attempt++) {
+		await act();
+		try {
+			await ready.first().waitFor({ state: 'visible', timeout: 10_000 * scale });
+			return;
+		} catch (error) {
+			if (attempt >= tries) throw error;
+		}
+	}
+}
+
 async function openNode(name: string): Promise<Locator> {
-	await canvasNode(name).dblclick();
 	const ndv = page!.getByTestId('ndv');
-	await ndv.waitFor({ state: 'visible' });
+	await until(ndv, () => canvasNode(name).dblclick());
 	return ndv;
 }
 
@@ -320,15 +335,20 @@ async function run(): Promise<void> {
 		try {
 			const tools = ndv.getByTestId('parameter-input-includeTools');
 			await tools.waitFor({ state: 'visible' });
-			await tools.click();
+			// The list opens at once; its options come when n8n has asked the MCP server (a process it may first start).
+			await until(p.locator('.el-select-dropdown:visible'), () => tools.click());
 			const options = p.locator('.el-select-dropdown__item:visible');
-			await options.first().waitFor({ state: 'visible' });
+			await options.first().waitFor({ state: 'visible', timeout: 60_000 * scale });
 			const titles = (await options.allInnerTexts()).map((text) => text.split('\n')[0]!.trim());
 			await keep('editor-tool-list.png');
 			const wanted = ['Echo Tool', 'Get Sum Tool', 'Get Tiny Image Tool'];
 			const missing = wanted.filter((title) => !titles.includes(title));
 			console.log(`    ${titles.length} tools listed`);
 			return missing.length ? `missing ${missing.join(', ')}; listed: ${titles.join(', ')}` : true;
+		} catch (error) {
+			// The panel as it was when the list failed (the check's own screenshot comes after it closes).
+			await keep('failure-tool-list-panel.png');
+			throw error;
 		} finally {
 			await p.keyboard.press('Escape');
 			await closeNode();
