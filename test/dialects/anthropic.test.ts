@@ -5,20 +5,13 @@ import { ANTHROPIC_BASE_URL, anthropicHttp } from '../../lib/dialects/anthropic/
 import { anthropicToolNames, anthropicToolUseIds } from '../../lib/dialects/anthropic/names';
 import type { AnthropicMessage, AnthropicStreamEvent } from '../../lib/dialects/anthropic/wire';
 import type { EndpointConfig, ModelSettings } from '../../lib/dialects/types';
+import { echoText, weather } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand in the shape of Anthropic's Messages API reference
 // and @anthropic-ai/sdk's type definitions (Message, RawMessageStreamEvent); except where a test
 // names its source, none is a capture.
 
-const weather: Tool = {
-	name: 'weather.get',
-	description: 'Current weather',
-	inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-	server: 'weather',
-	mcpName: 'weather.get',
-	outputSchema: { type: 'object' },
-};
-const echo: Tool = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+const echo = echoText;
 
 const settings: ModelSettings = { model: 'claude-test', toolChoice: 'auto', stream: false };
 const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });

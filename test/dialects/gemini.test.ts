@@ -6,20 +6,12 @@ import { SKIP_SIGNATURE } from '../../lib/dialects/gemini/messages';
 import { geminiToolNames } from '../../lib/dialects/gemini/names';
 import type { GeminiPart, GeminiResponse } from '../../lib/dialects/gemini/wire';
 import type { EndpointConfig, ModelSettings } from '../../lib/dialects/types';
+import { echoWithoutSchema, weather } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand from the generateContent reference and @google/genai's
 // types, in the shape of the captures in vercel/ai's packages/google/src/__fixtures__; none is a capture.
 
-const weather: Tool = {
-	name: 'weather.get',
-	description: 'Current weather',
-	inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-	server: 'weather',
-	mcpName: 'weather.get',
-	annotations: { readOnlyHint: true },
-	outputSchema: { type: 'object' },
-};
-const echo: Tool = { name: 'echo', title: 'Echo back', inputSchema: {} };
+const echo = echoWithoutSchema;
 
 const settings: ModelSettings = { model: 'gemini-2.5-flash', toolChoice: 'auto', stream: false };
 const build = (conversation: Pick<Conversation, 'messages' | 'tools'>, overrides: Partial<ModelSettings> = {}) =>

@@ -1,23 +1,15 @@
-import type { Conversation, Message, Tool } from '../../lib/conversation/types';
+import type { Conversation, Message } from '../../lib/conversation/types';
 import { ollamaDialect } from '../../lib/dialects/ollama';
 import { OLLAMA_BASE_URL } from '../../lib/dialects/ollama/http';
 import { ollamaToolNames } from '../../lib/dialects/ollama/names';
 import type { OllamaChatResponse } from '../../lib/dialects/ollama/wire';
 import { UnsupportedSettingError, type ModelSettings } from '../../lib/dialects/types';
+import { echoText, weather } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand in the shape of Ollama's Go types (api/types.go) and
 // the examples of its API reference (docs/api.md); none is a capture.
 
-const weather: Tool = {
-	name: 'weather.get',
-	description: 'Current weather',
-	inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-	server: 'weather',
-	mcpName: 'weather.get',
-	annotations: { readOnlyHint: true },
-	outputSchema: { type: 'object' },
-};
-const echo: Tool = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+const echo = echoText;
 
 const settings: ModelSettings = { model: 'qwen3:8b', toolChoice: 'auto', stream: false };
 const user: Message = { role: 'user', content: 'Weather in Oslo?' };

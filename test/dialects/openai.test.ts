@@ -1,30 +1,14 @@
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
-import type { Conversation, Tool } from '../../lib/conversation/types';
+import type { Conversation } from '../../lib/conversation/types';
 import { createOpenAIDialect, openaiDialect } from '../../lib/dialects/openai';
 import { openaiToolNames } from '../../lib/dialects/openai/names';
 import type { ModelSettings } from '../../lib/dialects/types';
+import { echoWithoutSchema, loose, weatherWithUnit } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand in the shape of openai 7.59's type definitions
 // (ChatCompletion, ChatCompletionChunk) and the notes in the wire-format reference; none is a capture.
 
-const weather: Tool = {
-	name: 'weather.get',
-	description: 'Current weather',
-	inputSchema: {
-		type: 'object',
-		properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'] } },
-		required: ['city'],
-	},
-	server: 'weather',
-	mcpName: 'weather.get',
-	annotations: { readOnlyHint: true },
-	outputSchema: { type: 'object' },
-};
-const echo: Tool = { name: 'echo', title: 'Echo back', inputSchema: {} };
-const loose: Tool = {
-	name: 'loose',
-	inputSchema: { type: 'object', properties: { meta: { type: 'object' } }, additionalProperties: true },
-};
+const [weather, echo] = [weatherWithUnit, echoWithoutSchema];
 
 const settings: ModelSettings = { model: 'gpt-test', toolChoice: 'auto', stream: false };
 

@@ -1,30 +1,14 @@
 import type { Response as ResponsesBody, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { AssistantMessage, Conversation, Tool } from '../../lib/conversation/types';
+import type { AssistantMessage, Conversation } from '../../lib/conversation/types';
 import { createResponsesDialect, responsesDialect } from '../../lib/dialects/responses';
 import { responsesToolNames } from '../../lib/dialects/responses/names';
 import type { EndpointConfig, ModelSettings } from '../../lib/dialects/types';
+import { echoWithoutSchema, loose, weatherWithUnit } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand in the shape of openai 7.59's Responses types
 // (Response, ResponseStreamEvent, ResponseInputItem) unless a comment names the capture they follow.
 
-const weather: Tool = {
-	name: 'weather.get',
-	description: 'Current weather',
-	inputSchema: {
-		type: 'object',
-		properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'] } },
-		required: ['city'],
-	},
-	server: 'weather',
-	mcpName: 'weather.get',
-	annotations: { readOnlyHint: true },
-	outputSchema: { type: 'object' },
-};
-const echo: Tool = { name: 'echo', title: 'Echo back', inputSchema: {} };
-const loose: Tool = {
-	name: 'loose',
-	inputSchema: { type: 'object', properties: { meta: { type: 'object' } }, additionalProperties: true },
-};
+const [weather, echo] = [weatherWithUnit, echoWithoutSchema];
 
 const settings: ModelSettings = { model: 'gpt-test', toolChoice: 'auto', stream: false };
 const names = responsesToolNames(['weather.get', 'echo']);
