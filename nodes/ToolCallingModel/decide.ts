@@ -10,7 +10,7 @@ import { traceEntry } from '../../lib/trace/entries';
 import { ReplayDriftError, type Recording } from '../../lib/trace/recording';
 import type { Routed } from '../shared/items';
 import { n8nHttpSend } from '../shared/modelHttp';
-import { recordingOf } from '../shared/recordingOptions';
+import { recordingReader } from '../shared/recordingOptions';
 import { redactionOf, type NodeRedaction } from '../shared/traceOptions';
 import { endpointFromCredentials, providerOf } from './providers';
 import { settingsOf, type NodeSettings } from './settings';
@@ -33,6 +33,7 @@ export async function decide(context: IExecuteFunctions) {
 	const send = n8nHttpSend(context.helpers);
 	const redactionFor = (itemIndex: number) => redactionOf(context, itemIndex, endpoint ? endpointSecrets(endpoint) : []);
 
+	const recordingOf = recordingReader(context, 'replay');
 	const processItem = async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const settings = settingsOf(context, itemIndex);
 		const conversation = conversationFor(context, item, itemIndex);
@@ -55,7 +56,7 @@ export async function decide(context: IExecuteFunctions) {
 		const { body, names, notStrict } = buildRequest(context, () => dialect.buildRequest(conversation, settings.model), itemIndex);
 		const round = rounds + 1;
 		const started = Date.now();
-		const recording = await recordingOf(context, itemIndex, 'replay', redaction.trace.redactor);
+		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
 		const exchange = recording
 			? replayedExchange(context, recording, round, body, itemIndex)
 			: await callModel(dialect, endpoint!, { body, model: settings.model.model, stream: settings.model.stream }, {

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 import type { Redactor } from '../../lib/json/redact';
-import { readTrace } from '../../lib/trace/read';
+import { readTrace, type RecordedEntry } from '../../lib/trace/read';
 import { Recording } from '../../lib/trace/recording';
 
 export type RecordingParameter = 'replay' | 'dryRun';
@@ -53,24 +53,28 @@ export function recordingProperties(options: {
 	];
 }
 
-/** The item's recording when the node answers from one, else undefined. */
-export async function recordingOf(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	name: RecordingParameter,
-	redactor: Redactor,
-): Promise<Recording | undefined> {
-	const source = context.getNodeParameter(name, itemIndex, 'off') as 'off' | 'json' | 'binary';
-	if (source === 'off') return undefined;
+export type RecordingReader = (itemIndex: number, redactor: Redactor) => Promise<Recording | undefined>;
+
+/**
+ * Each item's recording when the node answers from one, else undefined. A trace that many items
+ * share (a pasted one, or the same file) is read and parsed once per execution, not once per item.
+ */
+export function recordingReader(context: IExecuteFunctions, name: RecordingParameter): RecordingReader {
+	const parsed = new Map<unknown, RecordedEntry[]>();
 	const node = context.getNode();
-	try {
-		const value =
-			source === 'json'
-				? context.getNodeParameter(`${name}Trace`, itemIndex)
-				: (await context.helpers.getBinaryDataBuffer(itemIndex, context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string)).toString('utf8');
-		// What the run sends now is redacted as its trace entry would be, payload paths included.
-		return new Recording(readTrace(value), node.name, (json) => (redactor.all({ payload: json }) as { payload: typeof json }).payload);
-	} catch (error) {
-		throw new NodeOperationError(node, `The recorded trace could not be read: ${(error as Error).message}`, { itemIndex });
-	}
+	return async (itemIndex, redactor) => {
+		const source = context.getNodeParameter(name, itemIndex, 'off') as 'off' | 'json' | 'binary';
+		if (source === 'off') return undefined;
+		try {
+			const value =
+				source === 'json'
+					? context.getNodeParameter(`${name}Trace`, itemIndex)
+					: (await context.helpers.getBinaryDataBuffer(itemIndex, context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string)).toString('utf8');
+			if (!parsed.has(value)) parsed.set(value, readTrace(value));
+			// What the run sends now is redacted as its trace entry would be, payload paths included.
+			return new Recording(parsed.get(value)!, node.name, (json) => (redactor.all({ payload: json }) as { payload: typeof json }).payload);
+		} catch (error) {
+			throw new NodeOperationError(node, `The recorded trace could not be read: ${(error as Error).message}`, { itemIndex });
+		}
+	};
 }

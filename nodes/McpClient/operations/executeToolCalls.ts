@@ -5,7 +5,7 @@ import { executePendingCalls, type ExecutionContext } from '../../../lib/executi
 import type { McpServerConfig } from '../../../lib/mcp';
 import type { Recording } from '../../../lib/trace/recording';
 import type { Routed } from '../../shared/items';
-import { recordingOf } from '../../shared/recordingOptions';
+import { recordingReader } from '../../shared/recordingOptions';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { binaryStoreFor, pooledServer, serverLabelOf, validator, withConnection } from '../server';
 import type { CallSettings } from './settings';
@@ -17,13 +17,14 @@ export function executeToolCalls(
 	settings: CallSettings,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
+	const recordingOf = recordingReader(context, 'dryRun');
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const output: INodeExecutionData = { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
 		if (conversation.toolCalls.length === 0) return { output: 0, item: { ...output, json: { ...conversation } } };
 
 		const redaction = redactionFor(itemIndex);
-		const recording = await recordingOf(context, itemIndex, 'dryRun', redaction.trace.redactor);
+		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
 		const shared: Omit<ExecutionContext, 'server' | 'serverLabel' | 'listServerTools'> = {
 			nodeName: context.getNode().name,
 			validator,

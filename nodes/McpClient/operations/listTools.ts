@@ -5,7 +5,7 @@ import { fingerprint } from '../../../lib/json/canonical';
 import type { McpServerConfig, McpTool } from '../../../lib/mcp';
 import { traceEntry } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
-import { recordingOf } from '../../shared/recordingOptions';
+import { recordingReader } from '../../shared/recordingOptions';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { serverLabelOf, withConnection } from '../server';
 
@@ -32,11 +32,12 @@ export function listTools(context: IExecuteFunctions, config: McpServerConfig | 
 			durationMs: Date.now() - started,
 		})));
 
+	const recordingOf = recordingReader(context, 'dryRun');
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const round = conversation.rounds ?? 0;
 		const redaction = redactionFor(itemIndex);
-		const recording = await recordingOf(context, itemIndex, 'dryRun', redaction.trace.redactor);
+		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
 		const { server, tools, label, durationMs } = recording ? recordedListing(context, recording.toolsList(round), itemIndex) : await liveListing();
 		const offered = filterTools(tools, toolFilterOf(context, itemIndex));
 		const serverLabel = label(itemIndex);
