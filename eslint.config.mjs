@@ -9,12 +9,26 @@ import tseslint from 'typescript-eslint';
 const n8nRules = n8nCommunityNodes.configs.recommendedWithoutN8nCloudSupport;
 
 export default tseslint.config(
-	{ ignores: ['dist/', 'node_modules/', '.tools/', '.demo/', 'coverage/', 'index.js', 'gulpfile.js', 'jest.config.js'] },
+	{
+		ignores: [
+			'dist/',
+			'node_modules/',
+			'.tools/',
+			'.demo/',
+			'coverage/',
+			'index.js',
+			'gulpfile.js',
+			'jest.config.js',
+		],
+	},
 	...tseslint.configs.recommended,
 	{
 		rules: {
 			// `{ trace, ...rest }` drops a key on purpose.
-			'@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true, argsIgnorePattern: '^_' }],
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ ignoreRestSiblings: true, argsIgnorePattern: '^_' },
+			],
 		},
 	},
 	{

@@ -6,7 +6,14 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { ConnectionPool, DIALECTS, McpConnection, SchemaValidator, createRedactor, executePendingCalls } = require(path.join(root, 'dist/lib'));
+const {
+	ConnectionPool,
+	DIALECTS,
+	McpConnection,
+	SchemaValidator,
+	createRedactor,
+	executePendingCalls,
+} = require(path.join(root, 'dist/lib'));
 const { readFileSync } = require('node:fs');
 const { mapConcurrently } = require(path.join(root, 'dist/lib/util/concurrency'));
 
@@ -23,7 +30,13 @@ async function measure(name, iterations, run) {
 	const started = process.hrtime.bigint();
 	await run();
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
-	rows.push({ benchmark: name, iterations, 'total ms': ms.toFixed(0), 'ms each': (ms / iterations).toFixed(3), 'per second': Math.round((iterations * 1000) / ms) });
+	rows.push({
+		benchmark: name,
+		iterations,
+		'total ms': ms.toFixed(0),
+		'ms each': (ms / iterations).toFixed(3),
+		'per second': Math.round((iterations * 1000) / ms),
+	});
 }
 
 const pool = new ConnectionPool({ maxSize: 4, idleTimeoutMs: 60_000, connectTimeoutMs: 30_000 });
@@ -31,7 +44,8 @@ try {
 	await pool.use(faultServer, (connection) => connection.listTools());
 
 	await measure('tools/call, pooled connection', 1000, async () => {
-		for (let i = 0; i < 1000; i++) await pool.use(faultServer, (c) => c.callTool('echo', { text: `call ${i}` }, callOptions));
+		for (let i = 0; i < 1000; i++)
+			await pool.use(faultServer, (c) => c.callTool('echo', { text: `call ${i}` }, callOptions));
 	});
 
 	await measure('tools/call, new process per call (what per-call clients do)', 20, async () => {
@@ -42,7 +56,11 @@ try {
 		}
 	});
 
-	const tools = (await pool.use(faultServer, (c) => c.listTools())).map((tool) => ({ ...tool, server: 'fault-server', mcpName: tool.name }));
+	const tools = (await pool.use(faultServer, (c) => c.listTools())).map((tool) => ({
+		...tool,
+		server: 'fault-server',
+		mcpName: tool.name,
+	}));
 	const conversation = (i) => ({
 		messages: [],
 		tools,
@@ -51,28 +69,39 @@ try {
 	});
 	const validator = new SchemaValidator();
 	// Every call is traced in full, as the nodes do by default.
-	const tracePolicy = { payloads: 'full', maxPayloadBytes: 256 * 1024, redactor: createRedactor({ secrets: [] }) };
+	const tracePolicy = {
+		payloads: 'full',
+		maxPayloadBytes: 256 * 1024,
+		redactor: createRedactor({ secrets: [] }),
+	};
 	for (const concurrency of [1, 8]) {
 		await measure(`100 items with a 20 ms tool, ${concurrency} in parallel`, 100, () =>
-			mapConcurrently(Array.from({ length: 100 }, (_, i) => i), concurrency, (i) =>
-				pool.use(faultServer, (connection) =>
-					executePendingCalls(conversation(i), {
-						server: connection,
-						serverLabel: 'fault-server',
-						nodeName: 'bench',
-						validator,
-						storeBinary: async () => 'unused',
-						options: callOptions,
-						tracePolicy,
-						listServerTools: () => connection.listTools(),
-					}),
-				),
+			mapConcurrently(
+				Array.from({ length: 100 }, (_, i) => i),
+				concurrency,
+				(i) =>
+					pool.use(faultServer, (connection) =>
+						executePendingCalls(conversation(i), {
+							server: connection,
+							serverLabel: 'fault-server',
+							nodeName: 'bench',
+							validator,
+							storeBinary: async () => 'unused',
+							options: callOptions,
+							tracePolicy,
+							listServerTools: () => connection.listTools(),
+						}),
+					),
 			),
 		);
 	}
 
 	const schema = tools.find((tool) => tool.name === 'submit_order').inputSchema;
-	const args = { customer: { name: 'Ada', email: 'ada@example.com' }, items: [{ sku: 'ABC-123', quantity: 2 }], priority: 'high' };
+	const args = {
+		customer: { name: 'Ada', email: 'ada@example.com' },
+		items: [{ sku: 'ABC-123', quantity: 2 }],
+		priority: 'high',
+	};
 	await measure('argument check, schema compiled once', 20_000, async () => {
 		for (let i = 0; i < 20_000; i++) validator.check(schema, args);
 	});
@@ -82,11 +111,22 @@ try {
 
 	// A model request carries every tool each round: translating 26 real tool schemas (the GitHub
 	// MCP server's) and a short history into each vendor's request body.
-	const githubTools = JSON.parse(readFileSync(path.join(root, 'test/fixtures/tool-schemas/server-github.json'), 'utf8')).tools;
-	const history = { messages: [{ role: 'user', content: 'List my open pull requests.' }], tools: githubTools };
+	const githubTools = JSON.parse(
+		readFileSync(path.join(root, 'test/fixtures/tool-schemas/server-github.json'), 'utf8'),
+	).tools;
+	const history = {
+		messages: [{ role: 'user', content: 'List my open pull requests.' }],
+		tools: githubTools,
+	};
 	for (const [id, dialect] of Object.entries(DIALECTS)) {
 		await measure(`${id} request body with 26 tools`, 500, async () => {
-			for (let i = 0; i < 500; i++) dialect.buildRequest(history, { model: 'm', toolChoice: 'auto', stream: false, strict: true });
+			for (let i = 0; i < 500; i++)
+				dialect.buildRequest(history, {
+					model: 'm',
+					toolChoice: 'auto',
+					stream: false,
+					strict: true,
+				});
 		});
 	}
 } finally {

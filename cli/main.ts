@@ -40,9 +40,13 @@ export function main(argv: readonly string[], io: CliIo = processIo): number {
 		io.stdout(USAGE);
 		return EXIT.ok;
 	}
-	const usable = (command === 'diff' && files.length === 2) || ((command === 'export' || command === 'show') && files.length === 1);
+	const usable =
+		(command === 'diff' && files.length === 2) ||
+		((command === 'export' || command === 'show') && files.length === 1);
 	if (!usable) {
-		io.stderr(`${command === undefined ? 'No command given.' : `Cannot run: ${argv.join(' ')}`}\n\n${USAGE}`);
+		io.stderr(
+			`${command === undefined ? 'No command given.' : `Cannot run: ${argv.join(' ')}`}\n\n${USAGE}`,
+		);
 		return EXIT.badInput;
 	}
 	try {

@@ -6,7 +6,10 @@ export class McpHttpServerApi implements ICredentialType {
 
 	displayName = 'MCP Server (HTTP)';
 
-	icon: Icon = { light: 'file:../nodes/McpClient/mcp.svg', dark: 'file:../nodes/McpClient/mcp.dark.svg' };
+	icon: Icon = {
+		light: 'file:../nodes/McpClient/mcp.svg',
+		dark: 'file:../nodes/McpClient/mcp.dark.svg',
+	};
 
 	documentationUrl = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports';
 

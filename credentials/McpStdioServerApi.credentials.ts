@@ -6,7 +6,10 @@ export class McpStdioServerApi implements ICredentialType {
 
 	displayName = 'MCP Server (Command Line)';
 
-	icon: Icon = { light: 'file:../nodes/McpClient/mcp.svg', dark: 'file:../nodes/McpClient/mcp.dark.svg' };
+	icon: Icon = {
+		light: 'file:../nodes/McpClient/mcp.svg',
+		dark: 'file:../nodes/McpClient/mcp.dark.svg',
+	};
 
 	documentationUrl = 'https://modelcontextprotocol.io/docs/learn/architecture#transport-layer';
 

@@ -25,9 +25,24 @@ const VIEWPORT = { width: 1440, height: 900 };
 
 /** The loop example's nodes of this package: the icon file each shows, and its parameters for the subtitle. */
 const OUR_NODES = [
-	{ name: 'List Tools', icon: 'McpClient/mcp.svg', subtitle: 'List Tools', output: ['get-sum', 'get-tiny-image'] },
-	{ name: 'Model', icon: 'ToolCallingModel/model.svg', subtitle: 'gpt-4.1-mini', output: [] as string[] },
-	{ name: 'Execute Tool Calls', icon: 'McpClient/mcp.svg', subtitle: 'Execute Tool Calls', output: ['Echo: 42'] },
+	{
+		name: 'List Tools',
+		icon: 'McpClient/mcp.svg',
+		subtitle: 'List Tools',
+		output: ['get-sum', 'get-tiny-image'],
+	},
+	{
+		name: 'Model',
+		icon: 'ToolCallingModel/model.svg',
+		subtitle: 'gpt-4.1-mini',
+		output: [] as string[],
+	},
+	{
+		name: 'Execute Tool Calls',
+		icon: 'McpClient/mcp.svg',
+		subtitle: 'Execute Tool Calls',
+		output: ['Echo: 42'],
+	},
 ];
 const LOOP_NODES = ['Run', 'List Tools', 'Model', 'Execute Tool Calls', 'Answer'];
 /** How often each node of the loop runs: the scripted model asks for tools twice, then answers. */
@@ -46,13 +61,18 @@ const { values } = parseArgs({
 	},
 });
 if (!values.base || !values.workflow || !values.standin || !values.artifacts) {
-	console.error('usage: node browser.ts --base URL --workflow ID --standin FILE --api-key KEY --artifacts DIR [--scheduled ID] [--chromium PATH] [--scale N]');
+	console.error(
+		'usage: node browser.ts --base URL --workflow ID --standin FILE --api-key KEY --artifacts DIR [--scheduled ID] [--chromium PATH] [--scale N]',
+	);
 	process.exit(2);
 }
 const base = values.base;
 const artifacts = values.artifacts;
 const scale = Math.max(1, Number(values.scale) || 1);
-const standin = JSON.parse(readFileSync(values.standin, 'utf8')) as { baseURL: string; answer: string };
+const standin = JSON.parse(readFileSync(values.standin, 'utf8')) as {
+	baseURL: string;
+	answer: string;
+};
 mkdirSync(artifacts, { recursive: true });
 
 let failures = 0;
@@ -83,12 +103,25 @@ async function check(name: string, test: () => Promise<true | string>): Promise<
 	} catch (error) {
 		verdict = error instanceof Error ? error.message.split('\n')[0]! : String(error);
 	}
-	if (verdict !== true && page && !page.isClosed() && new URL(page.url()).pathname === '/signin' && !name.includes('signs in')) {
+	if (
+		verdict !== true &&
+		page &&
+		!page.isClosed() &&
+		new URL(page.url()).pathname === '/signin' &&
+		!name.includes('signs in')
+	) {
 		signedOut = true;
 		verdict += ' (the editor is back at its sign-in page)';
 	}
 	if (verdict !== true && page && !page.isClosed()) {
-		const file = join(artifacts, `failure-${name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 80)}.png`);
+		const file = join(
+			artifacts,
+			`failure-${name
+				.replace(/[^a-z0-9]+/gi, '-')
+				.replace(/^-|-$/g, '')
+				.toLowerCase()
+				.slice(0, 80)}.png`,
+		);
 		try {
 			await page.screenshot({ path: file });
 			verdict += ` (screenshot: ${shown(file)})`;
@@ -106,7 +139,8 @@ async function keep(file: string): Promise<void> {
 	await page!.screenshot({ path: join(artifacts, file), animations: 'disabled' });
 }
 
-const canvasNode = (name: string) => page!.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const canvasNode = (name: string) =>
+	page!.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
 const compact = (text: string) => text.replace(/[\s_-]+/g, '').toLowerCase();
 
 /** Another tab of this user may hold the workflow's write lock: take it, as a user would. */
@@ -121,7 +155,10 @@ async function takeEditing(): Promise<void> {
  */
 async function restGet(path: string): Promise<{ status: number; json: unknown }> {
 	return page!.evaluate(async (url) => {
-		const response = await fetch(url, { headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' }, credentials: 'include' });
+		const response = await fetch(url, {
+			headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' },
+			credentials: 'include',
+		});
 		const text = await response.text();
 		let json: unknown;
 		try {
@@ -165,7 +202,9 @@ async function closeNode(): Promise<void> {
 }
 
 /** The output panel's item count for the run it shows (the last), and the data it shows as text. */
-async function outputOf(ndv: Locator): Promise<{ items: number | undefined; label: string; text: string }> {
+async function outputOf(
+	ndv: Locator,
+): Promise<{ items: number | undefined; label: string; text: string }> {
 	const output = ndv.getByTestId('output-panel');
 	const data = output.getByTestId('ndv-data-container');
 	await data.waitFor({ state: 'visible' });
@@ -174,7 +213,8 @@ async function outputOf(ndv: Locator): Promise<{ items: number | undefined; labe
 	const runSelector = output.getByTestId('run-selector');
 	if (await runSelector.isVisible()) {
 		labels.push(await runSelector.innerText());
-		for (const input of await runSelector.locator('input').all()) labels.push(await input.inputValue());
+		for (const input of await runSelector.locator('input').all())
+			labels.push(await input.inputValue());
 	}
 	const count = output.getByTestId('ndv-items-count');
 	if (await count.isVisible()) labels.push(await count.innerText());
@@ -193,7 +233,11 @@ async function main(): Promise<void> {
 		browser = await chromium.launch({
 			executablePath: values.chromium || undefined,
 			headless: true,
-			args: ['--no-sandbox', '--disable-dev-shm-usage', `--window-size=${VIEWPORT.width},${VIEWPORT.height}`],
+			args: [
+				'--no-sandbox',
+				'--disable-dev-shm-usage',
+				`--window-size=${VIEWPORT.width},${VIEWPORT.height}`,
+			],
 			timeout: 60_000 * scale,
 		});
 		console.log(`    Chromium ${browser.version()}`);
@@ -201,22 +245,34 @@ async function main(): Promise<void> {
 	});
 	if (!launched || !browser) return;
 	try {
-		const context = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'light', locale: 'en-US', timezoneId: 'UTC' });
+		const context = await browser.newContext({
+			viewport: VIEWPORT,
+			colorScheme: 'light',
+			locale: 'en-US',
+			timezoneId: 'UTC',
+		});
 		context.setDefaultTimeout(30_000 * scale);
 		page = await context.newPage();
 		page.on('pageerror', (error) => pageErrors.push(error.message));
 		page.on('response', (response) => {
 			// The editor asks for a static output schema of every node (/schemas/…): community nodes have none.
-			if (response.status() >= 400 && response.url().includes(PACKAGE) && !new URL(response.url()).pathname.startsWith('/schemas/')) {
+			if (
+				response.status() >= 400 &&
+				response.url().includes(PACKAGE) &&
+				!new URL(response.url()).pathname.startsWith('/schemas/')
+			) {
 				failedRequests.push(`${response.status()} ${response.url()}`);
 			}
 		});
 		await run();
-		await check('browser: no request for the package\'s files failed, no script error in the editor', async () => {
-			const ours = pageErrors.filter((message) => /tool.?calling|mcp/i.test(message));
-			if (failedRequests.length) return `failed: ${failedRequests.join(', ')}`;
-			return ours.length ? `script errors: ${ours.join('; ')}` : true;
-		});
+		await check(
+			"browser: no request for the package's files failed, no script error in the editor",
+			async () => {
+				const ours = pageErrors.filter((message) => /tool.?calling|mcp/i.test(message));
+				if (failedRequests.length) return `failed: ${failedRequests.join(', ')}`;
+				return ours.length ? `script errors: ${ours.join('; ')}` : true;
+			},
+		);
 	} finally {
 		await browser.close().catch(() => undefined);
 	}
@@ -236,14 +292,21 @@ async function run(): Promise<void> {
 	});
 	if (!signedIn) return;
 
-	const opened = await check(`browser: the loop example opens on the canvas with its ${LOOP_NODES.length} nodes`, async () => {
-		await p.goto(`${base}/workflow/${values.workflow}`);
-		await canvasNode('Answer').waitFor({ state: 'visible', timeout: 60_000 * scale });
-		await takeEditing();
-		const names = await p.getByTestId('canvas-node').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name')));
-		const missing = LOOP_NODES.filter((name) => !names.includes(name));
-		return missing.length ? `missing ${missing.join(', ')}; on the canvas: ${names.join(', ')}` : true;
-	});
+	const opened = await check(
+		`browser: the loop example opens on the canvas with its ${LOOP_NODES.length} nodes`,
+		async () => {
+			await p.goto(`${base}/workflow/${values.workflow}`);
+			await canvasNode('Answer').waitFor({ state: 'visible', timeout: 60_000 * scale });
+			await takeEditing();
+			const names = await p
+				.getByTestId('canvas-node')
+				.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name')));
+			const missing = LOOP_NODES.filter((name) => !names.includes(name));
+			return missing.length
+				? `missing ${missing.join(', ')}; on the canvas: ${names.join(', ')}`
+				: true;
+		},
+	);
 	if (!opened) return;
 
 	for (const node of OUR_NODES) {
@@ -251,9 +314,12 @@ async function run(): Promise<void> {
 			const image = canvasNode(node.name).locator('img').first();
 			await image.waitFor({ state: 'visible' });
 			const src = (await image.getAttribute('src')) ?? '';
-			if (!src.includes(`/icons/${PACKAGE}/`) || !src.endsWith(node.icon)) return `the node's image is ${src || 'missing'}`;
+			if (!src.includes(`/icons/${PACKAGE}/`) || !src.endsWith(node.icon))
+				return `the node's image is ${src || 'missing'}`;
 			// Loaded and drawn, not a broken image.
-			await p.waitForFunction((img) => img.complete, await image.elementHandle(), { timeout: 10_000 * scale });
+			await p.waitForFunction((img) => img.complete, await image.elementHandle(), {
+				timeout: 10_000 * scale,
+			});
 			const width = await image.evaluate((img: HTMLImageElement) => img.naturalWidth);
 			return width > 0 ? true : `${src} did not load`;
 		});
@@ -261,71 +327,98 @@ async function run(): Promise<void> {
 			const subtitle = canvasNode(node.name).locator('[class*="subtitle"]');
 			if ((await subtitle.count()) === 0) return 'no subtitle under the node';
 			const text = (await subtitle.first().innerText()).trim();
-			return compact(text) === compact(node.subtitle) ? true : `the subtitle reads ${JSON.stringify(text)}`;
+			return compact(text) === compact(node.subtitle)
+				? true
+				: `the subtitle reads ${JSON.stringify(text)}`;
 		});
 	}
 
 	// ------------------------------------------------------------------ the run, from the editor
-	const ran = await check('editor: "Execute workflow" runs the loop to its end, every node succeeds', async () => {
-		const stale = await p.locator('[data-test-id="canvas-node-status-success"]').count();
-		if (stale > 0) return `${stale} nodes show a run before the click`;
-		const started = Date.now();
-		await p.getByTestId('execute-workflow-button').click();
-		const limit = 120_000 * scale;
-		const stop = p.getByTestId('stop-execution-button');
-		let sawRunning = false;
-		let succeeded: string[] = [];
-		for (;;) {
-			succeeded = await p
-				.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-success"])')
-				.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name') ?? ''));
-			const running = await stop.isVisible();
-			sawRunning ||= running;
-			if (LOOP_NODES.every((name) => succeeded.includes(name)) && !running) break;
-			const elapsed = Date.now() - started;
-			if ((sawRunning && !running && elapsed > 3_000) || (!sawRunning && elapsed > 20_000 * scale) || elapsed > limit) {
-				const toast = (await p.locator('.el-notification').allInnerTexts()).join(' | ');
-				return `after ${(elapsed / 1000).toFixed(1)} s succeeded: ${succeeded.join(', ') || 'none'}${toast ? `; the editor said: ${toast}` : ''}`;
+	const ran = await check(
+		'editor: "Execute workflow" runs the loop to its end, every node succeeds',
+		async () => {
+			const stale = await p.locator('[data-test-id="canvas-node-status-success"]').count();
+			if (stale > 0) return `${stale} nodes show a run before the click`;
+			const started = Date.now();
+			await p.getByTestId('execute-workflow-button').click();
+			const limit = 120_000 * scale;
+			const stop = p.getByTestId('stop-execution-button');
+			let sawRunning = false;
+			let succeeded: string[] = [];
+			for (;;) {
+				succeeded = await p
+					.locator('[data-test-id="canvas-node"]:has([data-test-id="canvas-node-status-success"])')
+					.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name') ?? ''));
+				const running = await stop.isVisible();
+				sawRunning ||= running;
+				if (LOOP_NODES.every((name) => succeeded.includes(name)) && !running) break;
+				const elapsed = Date.now() - started;
+				if (
+					(sawRunning && !running && elapsed > 3_000) ||
+					(!sawRunning && elapsed > 20_000 * scale) ||
+					elapsed > limit
+				) {
+					const toast = (await p.locator('.el-notification').allInnerTexts()).join(' | ');
+					return `after ${(elapsed / 1000).toFixed(1)} s succeeded: ${succeeded.join(', ') || 'none'}${toast ? `; the editor said: ${toast}` : ''}`;
+				}
+				await p.waitForTimeout(250);
 			}
-			await p.waitForTimeout(250);
-		}
-		console.log(`    the run took ${((Date.now() - started) / 1000).toFixed(1)} s from the click`);
-		return true;
-	});
+			console.log(
+				`    the run took ${((Date.now() - started) / 1000).toFixed(1)} s from the click`,
+			);
+			return true;
+		},
+	);
 	if (ran) {
-		await check('canvas: each node shows how often it ran (Model 3, Execute Tool Calls 2)', async () => {
-			const wrong: string[] = [];
-			for (const [name, runs] of Object.entries(RUNS)) {
-				const status = (await canvasNode(name).getByTestId('canvas-node-status-success').innerText()).trim();
-				if (status !== String(runs)) wrong.push(`${name} shows ${JSON.stringify(status)}`);
-			}
-			return wrong.length ? wrong.join('; ') : true;
-		});
+		await check(
+			'canvas: each node shows how often it ran (Model 3, Execute Tool Calls 2)',
+			async () => {
+				const wrong: string[] = [];
+				for (const [name, runs] of Object.entries(RUNS)) {
+					const status = (
+						await canvasNode(name).getByTestId('canvas-node-status-success').innerText()
+					).trim();
+					if (status !== String(runs)) wrong.push(`${name} shows ${JSON.stringify(status)}`);
+				}
+				return wrong.length ? wrong.join('; ') : true;
+			},
+		);
 		await check('editor: the run is saved as a successful manual execution', async () => {
-			const { status, json } = await restGet(`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: values.workflow }))}`);
-			const results = ((json as { data?: { results?: Array<{ mode: string; status: string }> } })?.data?.results ?? []);
+			const { status, json } = await restGet(
+				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: values.workflow }))}`,
+			);
+			const results =
+				(json as { data?: { results?: Array<{ mode: string; status: string }> } })?.data?.results ??
+				[];
 			const manual = results.find((execution) => execution.mode === 'manual');
-			return manual?.status === 'success' ? true : `HTTP ${status}; the newest manual execution: ${JSON.stringify(manual ?? 'none')}`;
+			return manual?.status === 'success'
+				? true
+				: `HTTP ${status}; the newest manual execution: ${JSON.stringify(manual ?? 'none')}`;
 		});
 		await keep('editor-loop.png');
 
 		// -------------------------------------------------------------- each node's output, in its panel
 		for (const node of OUR_NODES) {
 			const expected = node.name === 'Model' ? [standin.answer] : node.output;
-			await check(`panel: "${node.name}" shows its output: 1 item${RUNS[node.name] ? ` (run ${RUNS[node.name]} of ${RUNS[node.name]})` : ''} with ${expected.map((text) => JSON.stringify(text)).join(', ')}`, async () => {
-				const ndv = await openNode(node.name);
-				try {
-					const { items, label, text } = await outputOf(ndv);
-					if (items !== 1) return `the output panel says ${JSON.stringify(label)}`;
-					if (RUNS[node.name] && !label.includes(`${RUNS[node.name]} of ${RUNS[node.name]}`)) return `the run selector says ${JSON.stringify(label)}`;
-					const missing = expected.filter((wanted) => !text.includes(wanted));
-					if (missing.length) return `the output does not show ${missing.join(', ')}: ${text.slice(0, 300)}`;
-					if (node.name === 'Model') await keep('editor-model-output.png');
-					return true;
-				} finally {
-					await closeNode();
-				}
-			});
+			await check(
+				`panel: "${node.name}" shows its output: 1 item${RUNS[node.name] ? ` (run ${RUNS[node.name]} of ${RUNS[node.name]})` : ''} with ${expected.map((text) => JSON.stringify(text)).join(', ')}`,
+				async () => {
+					const ndv = await openNode(node.name);
+					try {
+						const { items, label, text } = await outputOf(ndv);
+						if (items !== 1) return `the output panel says ${JSON.stringify(label)}`;
+						if (RUNS[node.name] && !label.includes(`${RUNS[node.name]} of ${RUNS[node.name]}`))
+							return `the run selector says ${JSON.stringify(label)}`;
+						const missing = expected.filter((wanted) => !text.includes(wanted));
+						if (missing.length)
+							return `the output does not show ${missing.join(', ')}: ${text.slice(0, 300)}`;
+						if (node.name === 'Model') await keep('editor-model-output.png');
+						return true;
+					} finally {
+						await closeNode();
+					}
+				},
+			);
 		}
 	}
 
@@ -355,26 +448,45 @@ async function run(): Promise<void> {
 		}
 	});
 
-	await check('panel: "Model" shows the Provider field, set to OpenAI-Compatible, with all five providers', async () => {
-		const ndv = await openNode('Model');
-		try {
-			const provider = ndv.getByTestId('parameter-input-provider');
-			if (!(await provider.isVisible())) return 'no Provider field in the panel';
-			const shown = (await provider.locator('input').inputValue()).trim();
-			if (shown !== 'OpenAI-Compatible (Chat Completions)') return `Provider shows ${JSON.stringify(shown)}`;
-			await provider.click();
-			const options = (await p.getByRole('option').allInnerTexts()).map((text) => text.split('\n')[0].trim());
-			const expected = ['OpenAI-Compatible (Chat Completions)', 'OpenAI Responses', 'Anthropic', 'Google Gemini', 'Ollama'];
-			return expected.every((name) => options.includes(name)) ? true : `the options are ${JSON.stringify(options)}`;
-		} finally {
-			await p.keyboard.press('Escape');
-			await closeNode();
-		}
-	});
+	await check(
+		'panel: "Model" shows the Provider field, set to OpenAI-Compatible, with all five providers',
+		async () => {
+			const ndv = await openNode('Model');
+			try {
+				const provider = ndv.getByTestId('parameter-input-provider');
+				if (!(await provider.isVisible())) return 'no Provider field in the panel';
+				const shown = (await provider.locator('input').inputValue()).trim();
+				if (shown !== 'OpenAI-Compatible (Chat Completions)')
+					return `Provider shows ${JSON.stringify(shown)}`;
+				await provider.click();
+				const options = (await p.getByRole('option').allInnerTexts()).map((text) =>
+					text.split('\n')[0].trim(),
+				);
+				const expected = [
+					'OpenAI-Compatible (Chat Completions)',
+					'OpenAI Responses',
+					'Anthropic',
+					'Google Gemini',
+					'Ollama',
+				];
+				return expected.every((name) => options.includes(name))
+					? true
+					: `the options are ${JSON.stringify(options)}`;
+			} finally {
+				await p.keyboard.press('Escape');
+				await closeNode();
+			}
+		},
+	);
 
 	await check('panel: "Model" lists the endpoint\'s models under Model → From List', async () => {
-		const response = await fetch(`${standin.baseURL}/models`, { headers: { authorization: `Bearer ${values['api-key']}` } });
-		const served = ((await response.json()) as { data?: Array<{ id: string }> }).data?.map((model) => model.id) ?? [];
+		const response = await fetch(`${standin.baseURL}/models`, {
+			headers: { authorization: `Bearer ${values['api-key']}` },
+		});
+		const served =
+			((await response.json()) as { data?: Array<{ id: string }> }).data?.map(
+				(model) => model.id,
+			) ?? [];
 		if (served.length === 0) return `the stand-in lists no models (HTTP ${response.status})`;
 		const ndv = await openNode('Model');
 		try {
@@ -386,7 +498,9 @@ async function run(): Promise<void> {
 			await items.first().waitFor({ state: 'visible' });
 			const listed = (await items.allInnerTexts()).map((text) => text.trim());
 			await keep('editor-model-list.png');
-			return JSON.stringify([...listed].sort()) === JSON.stringify([...served].sort()) ? true : `listed ${JSON.stringify(listed)}, the endpoint serves ${JSON.stringify(served)}`;
+			return JSON.stringify([...listed].sort()) === JSON.stringify([...served].sort())
+				? true
+				: `listed ${JSON.stringify(listed)}, the endpoint serves ${JSON.stringify(served)}`;
 		} finally {
 			await p.keyboard.press('Escape');
 			await closeNode();
@@ -404,14 +518,21 @@ async function run(): Promise<void> {
 			await entries.first().waitFor({ state: 'visible', timeout: 60_000 * scale });
 			const texts = await entries.allInnerTexts();
 			const succeeded = texts.filter((text) => /succeeded/i.test(text));
-			if (succeeded.length === 0) return `listed: ${texts.map((text) => text.replace(/\s+/g, ' ')).join(' | ')}`;
+			if (succeeded.length === 0)
+				return `listed: ${texts.map((text) => text.replace(/\s+/g, ' ')).join(' | ')}`;
 			// The preview of the first run that succeeded (the list is newest first): the one whose model
 			// called the MCP server's tools before it answered.
 			const first = entries.filter({ hasText: /succeeded/i }).last();
-			const id = ((await first.getAttribute('data-test-id')) ?? '').replace('execution-details-', '');
+			const id = ((await first.getAttribute('data-test-id')) ?? '').replace(
+				'execution-details-',
+				'',
+			);
 			await first.click();
 			await page!.getByTestId(`execution-preview-details-${id}`).waitFor({ state: 'visible' });
-			await page!.locator('[data-test-id="execution-preview-host"] [data-test-id="canvas-node"]').first().waitFor({ state: 'visible' });
+			await page!
+				.locator('[data-test-id="execution-preview-host"] [data-test-id="canvas-node"]')
+				.first()
+				.waitFor({ state: 'visible' });
 			await page!.waitForTimeout(1_000);
 			await keep('scheduled-executions.png');
 			console.log(`    ${texts.length} runs listed, ${succeeded.length} succeeded`);
@@ -423,6 +544,9 @@ async function run(): Promise<void> {
 try {
 	await main();
 } catch (error) {
-	report('browser: the browser checks ran', `threw ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+	report(
+		'browser: the browser checks ran',
+		`threw ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+	);
 }
 process.exit(failures > 0 ? 1 : 0);

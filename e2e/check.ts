@@ -19,10 +19,21 @@ import { isDeepStrictEqual, parseArgs } from 'node:util';
 type Loose = any;
 
 const PACKAGE = 'n8n-nodes-tool-calling';
-const NODE_TYPES = [`${PACKAGE}.mcpClient`, `${PACKAGE}.toolCallingModel`, `${PACKAGE}.toolCallTrace`];
+const NODE_TYPES = [
+	`${PACKAGE}.mcpClient`,
+	`${PACKAGE}.toolCallingModel`,
+	`${PACKAGE}.toolCallTrace`,
+];
 /** The nodes that call out (an MCP server, a model API) and so take credentials. */
 const NODES_WITH_CREDENTIALS = NODE_TYPES.slice(0, 2);
-const CREDENTIAL_TYPES = ['mcpStdioServerApi', 'mcpHttpServerApi', 'openAiCompatibleApi', 'anthropicMessagesApi', 'geminiApi', 'ollamaNativeApi'];
+const CREDENTIAL_TYPES = [
+	'mcpStdioServerApi',
+	'mcpHttpServerApi',
+	'openAiCompatibleApi',
+	'anthropicMessagesApi',
+	'geminiApi',
+	'ollamaNativeApi',
+];
 
 let failures = 0;
 function check(name: string, test: () => true | string): void {
@@ -43,7 +54,9 @@ function check(name: string, test: () => true | string): void {
 const show = (value: unknown) => JSON.stringify(value);
 
 function expectEqual(actual: unknown, expected: unknown): true | string {
-	return isDeepStrictEqual(actual, expected) ? true : `expected ${show(expected)}, got ${show(actual)}`;
+	return isDeepStrictEqual(actual, expected)
+		? true
+		: `expected ${show(expected)}, got ${show(actual)}`;
 }
 
 /** `n8n execute --rawOutput` prints the run as indented JSON between log lines: `{` … `}` at column 0. */
@@ -65,22 +78,29 @@ interface StandInState {
 
 function standInState(file: string): StandInState {
 	const state = JSON.parse(readFileSync(file, 'utf8')) as StandInState;
-	if (!state.requests) throw new Error('the stand-in did not record its requests (did it stop cleanly?)');
+	if (!state.requests)
+		throw new Error('the stand-in did not record its requests (did it stop cleanly?)');
 	return state;
 }
 
 function completions(state: StandInState) {
-	return (state.requests ?? []).filter((r) => r.method === 'POST' && r.path.startsWith('/v1/chat/completions'));
+	return (state.requests ?? []).filter(
+		(r) => r.method === 'POST' && r.path.startsWith('/v1/chat/completions'),
+	);
 }
 
 /** Every task of every node, in the order n8n ran them. */
 function runOrder(runData: Record<string, Loose[]>): Array<{ node: string; task: Loose }> {
 	return Object.entries(runData)
 		.flatMap(([node, tasks]) => tasks.map((task) => ({ node, task })))
-		.sort((a, b) => (a.task.executionIndex ?? a.task.startTime) - (b.task.executionIndex ?? b.task.startTime));
+		.sort(
+			(a, b) =>
+				(a.task.executionIndex ?? a.task.startTime) - (b.task.executionIndex ?? b.task.startTime),
+		);
 }
 
-const toolMessages = (item: Loose) => ((item?.json?.messages ?? []) as Loose[]).filter((m) => m?.role === 'tool');
+const toolMessages = (item: Loose) =>
+	((item?.json?.messages ?? []) as Loose[]).filter((m) => m?.role === 'tool');
 
 function checkNodes(values: Record<string, string | undefined>): void {
 	const exported = JSON.parse(readFileSync(values.export!, 'utf8')) as Array<Record<string, Loose>>;
@@ -89,7 +109,8 @@ function checkNodes(values: Record<string, string | undefined>): void {
 			const found = exported.find((node) => node.name === type);
 			if (!found) return `not among the ${exported.length} node types n8n exported`;
 			const credentials = (found.credentials ?? []).map((c: Loose) => c.name);
-			if (!NODES_WITH_CREDENTIALS.includes(type)) return credentials.length === 0 ? true : `listed with credentials ${show(credentials)}`;
+			if (!NODES_WITH_CREDENTIALS.includes(type))
+				return credentials.length === 0 ? true : `listed with credentials ${show(credentials)}`;
 			return credentials.length > 0 ? true : 'listed without credentials';
 		});
 	}
@@ -107,7 +128,8 @@ function checkVendorLoop(values: Record<string, string | undefined>): void {
 	const runData: Record<string, Loose[]> = run.data?.resultData?.runData ?? {};
 	check(`${label}: the workflow succeeded with the scripted answer after 3 rounds`, () => {
 		const error = run.data?.resultData?.error;
-		if (error) return `error in ${error.node?.name ?? 'the workflow'}: ${error.message} ${error.description ?? ''}`;
+		if (error)
+			return `error in ${error.node?.name ?? 'the workflow'}: ${error.message} ${error.description ?? ''}`;
 		const item = runData.Answer?.[0]?.data?.main?.[0]?.[0]?.json;
 		return expectEqual([item?.answer, item?.rounds], [state.answer, 3]);
 	});
@@ -115,7 +137,11 @@ function checkVendorLoop(values: Record<string, string | undefined>): void {
 		const calls = (state.requests ?? []).filter((r) => r.method === 'POST');
 		return expectEqual(
 			calls.map((r) => [r.path.split('?')[0], r.body?.stream ?? r.path.includes('alt=sse')]),
-			[[path, true], [path, true], [path, true]],
+			[
+				[path, true],
+				[path, true],
+				[path, true],
+			],
 		);
 	});
 	check(`${label}: the trace names the dialect and the streamed chunks of every turn`, () => {
@@ -123,12 +149,18 @@ function checkVendorLoop(values: Record<string, string | undefined>): void {
 		const responses = trace.filter((entry) => entry.step === 'model.response');
 		return expectEqual(
 			responses.map((entry) => [entry.dialect, entry.streamedChunks > 0]),
-			[[dialect, true], [dialect, true], [dialect, true]],
+			[
+				[dialect, true],
+				[dialect, true],
+				[dialect, true],
+			],
 		);
 	});
 	check(`${label}: every scripted turn was used, and the key appears in no output`, () => {
 		if (state.remaining !== 0) return `${state.remaining} turns left`;
-		return readFileSync(values.output!, 'utf8').includes(values['api-key']!) ? 'the key is in n8n execute\'s output' : true;
+		return readFileSync(values.output!, 'utf8').includes(values['api-key']!)
+			? "the key is in n8n execute's output"
+			: true;
 	});
 }
 
@@ -144,23 +176,38 @@ function checkLoop(values: Record<string, string | undefined>): void {
 	const runData: Record<string, Loose[]> = run.data?.resultData?.runData ?? {};
 	check('loop: the workflow succeeded', () => {
 		const error = run.data?.resultData?.error;
-		if (error) return `error in ${error.node?.name ?? 'the workflow'}: ${error.message} ${error.description ?? ''}`;
-		return run.status === 'success' ? true : `status ${show(run.status)}, finished ${show(run.finished)}`;
+		if (error)
+			return `error in ${error.node?.name ?? 'the workflow'}: ${error.message} ${error.description ?? ''}`;
+		return run.status === 'success'
+			? true
+			: `status ${show(run.status)}, finished ${show(run.finished)}`;
 	});
 	check('loop: nodes ran in the expected order', () =>
 		expectEqual(
 			runOrder(runData).map((entry) => entry.node),
-			['Run', 'List Tools', 'Model', 'Execute Tool Calls', 'Model', 'Execute Tool Calls', 'Model', 'Answer'],
+			[
+				'Run',
+				'List Tools',
+				'Model',
+				'Execute Tool Calls',
+				'Model',
+				'Execute Tool Calls',
+				'Model',
+				'Answer',
+			],
 		),
 	);
 	check('loop: "Answer" has the scripted answer after 3 rounds', () => {
 		const item = runData.Answer?.[0]?.data?.main?.[0]?.[0]?.json;
 		if (!item) return 'the Answer node has no output';
-		if (item.answer !== state.answer) return `answer ${show(item.answer)}, expected ${show(state.answer)}`;
+		if (item.answer !== state.answer)
+			return `answer ${show(item.answer)}, expected ${show(state.answer)}`;
 		return item.rounds === 3 ? true : `rounds ${show(item.rounds)}, expected 3`;
 	});
 	check('loop: "Execute Tool Calls" got the real MCP server\'s answers', () => {
-		const results = (runData['Execute Tool Calls'] ?? []).map((task) => toolMessages(task.data?.main?.[0]?.[0]).at(-1));
+		const results = (runData['Execute Tool Calls'] ?? []).map((task) =>
+			toolMessages(task.data?.main?.[0]?.[0]).at(-1),
+		);
 		return expectEqual(
 			results.map((m) => m && { name: m.name, content: m.content }),
 			[
@@ -182,7 +229,7 @@ function checkLoop(values: Record<string, string | undefined>): void {
 			['echo', 'get-sum', 'get-tiny-image'],
 		),
 	);
-	check('loop: the credential\'s API key was sent as a bearer token', () =>
+	check("loop: the credential's API key was sent as a bearer token", () =>
 		expectEqual(
 			[...new Set(requests.map((r) => r.headers.authorization))],
 			[`Bearer ${values['api-key']}`],
@@ -204,7 +251,10 @@ function checkWebhook(values: Record<string, string | undefined>): void {
 	});
 	check('webhook: the reply is {answer, rounds} from the scripted model', () => {
 		const reply = JSON.parse(body);
-		return expectEqual({ answer: reply.answer, rounds: reply.rounds }, { answer: state.answer, rounds: 2 });
+		return expectEqual(
+			{ answer: reply.answer, rounds: reply.rounds },
+			{ answer: state.answer, rounds: 2 },
+		);
 	});
 	const requests = completions(state);
 	check('webhook: the question reached the model', () =>
@@ -235,7 +285,9 @@ function checkWebhook(values: Record<string, string | undefined>): void {
  */
 async function checkEditor(values: Record<string, string | undefined>): Promise<void> {
 	const base = values.base!;
-	const credentials = JSON.parse(readFileSync(values.credentials!, 'utf8')) as Array<Record<string, Loose>>;
+	const credentials = JSON.parse(readFileSync(values.credentials!, 'utf8')) as Array<
+		Record<string, Loose>
+	>;
 	const typesDir = values.types!;
 	let cookie = '';
 	const call = async (
@@ -268,27 +320,46 @@ async function checkEditor(values: Record<string, string | undefined>): Promise<
 	};
 
 	// The type files n8n wrote for the editor (served only to signed-in users, so read from disk).
-	const nodeTypes = JSON.parse(readFileSync(`${typesDir}/nodes.json`, 'utf8')) as Array<Record<string, Loose>>;
-	const credentialTypes = JSON.parse(readFileSync(`${typesDir}/credentials.json`, 'utf8')) as Array<Record<string, Loose>>;
+	const nodeTypes = JSON.parse(readFileSync(`${typesDir}/nodes.json`, 'utf8')) as Array<
+		Record<string, Loose>
+	>;
+	const credentialTypes = JSON.parse(readFileSync(`${typesDir}/credentials.json`, 'utf8')) as Array<
+		Record<string, Loose>
+	>;
 	const ours = nodeTypes.filter((node) => NODE_TYPES.includes(node.name));
 	await record('editor: n8n serves the node types to the editor', async () =>
 		expectEqual(ours.map((node) => node.name).sort(), [...NODE_TYPES].sort()),
 	);
-	await record('editor: n8n serves every credential type of the package to the editor', async () => {
-		const found = credentialTypes.filter((c) => CREDENTIAL_TYPES.includes(c.name)).map((c) => c.name);
-		return expectEqual(found.sort(), [...CREDENTIAL_TYPES].sort());
-	});
+	await record(
+		'editor: n8n serves every credential type of the package to the editor',
+		async () => {
+			const found = credentialTypes
+				.filter((c) => CREDENTIAL_TYPES.includes(c.name))
+				.map((c) => c.name);
+			return expectEqual(found.sort(), [...CREDENTIAL_TYPES].sort());
+		},
+	);
 	await record('editor: every node and credential icon is served as SVG', async () => {
 		const urls = new Set<string>();
-		for (const type of [...ours, ...credentialTypes.filter((c) => String(c.iconUrl?.light ?? c.iconUrl ?? '').includes(PACKAGE))]) {
+		for (const type of [
+			...ours,
+			...credentialTypes.filter((c) =>
+				String(c.iconUrl?.light ?? c.iconUrl ?? '').includes(PACKAGE),
+			),
+		]) {
 			const icon = type.iconUrl;
 			if (!icon) return `${type.name} has no iconUrl`;
-			for (const url of typeof icon === 'string' ? [icon] : Object.values(icon)) urls.add(String(url));
+			for (const url of typeof icon === 'string' ? [icon] : Object.values(icon))
+				urls.add(String(url));
 		}
 		for (const url of urls) {
 			const response = await fetch(`${base}/${url}`, { signal: AbortSignal.timeout(10_000) });
 			const body = await response.text();
-			if (response.status !== 200 || !response.headers.get('content-type')?.includes('svg') || !body.includes('<svg')) {
+			if (
+				response.status !== 200 ||
+				!response.headers.get('content-type')?.includes('svg') ||
+				!body.includes('<svg')
+			) {
 				return `${url}: HTTP ${response.status} ${response.headers.get('content-type')}`;
 			}
 		}
@@ -306,14 +377,18 @@ async function checkEditor(values: Record<string, string | undefined>): Promise<
 	await record('editor: the owner account is set up and signed in', async () =>
 		setup.status === 200 && cookie ? true : `HTTP ${setup.status}: ${setup.text.slice(0, 200)}`,
 	);
-	const project = (await call('GET', '/rest/credentials')).json?.data?.find((c: Loose) => c.id === 'mcpEverything')?.homeProject?.id;
+	const project = (await call('GET', '/rest/credentials')).json?.data?.find(
+		(c: Loose) => c.id === 'mcpEverything',
+	)?.homeProject?.id;
 	await record('editor: the imported credentials belong to the owner', async () =>
 		project ? true : 'mcpEverything is not among the credentials the owner sees',
 	);
 
 	for (const credential of credentials) {
 		await record(`editor: the ${credential.type} credential test passes`, async () => {
-			const { status, json, text } = await call('POST', '/rest/credentials/test', { credentials: credential });
+			const { status, json, text } = await call('POST', '/rest/credentials/test', {
+				credentials: credential,
+			});
 			if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
 			return json?.data?.status === 'OK' ? true : `${json?.data?.status}: ${json?.data?.message}`;
 		});
@@ -321,7 +396,14 @@ async function checkEditor(values: Record<string, string | undefined>): Promise<
 
 	const mcp = { mcpStdioServerApi: { id: 'mcpEverything', name: 'MCP everything (npx)' } };
 	const model = { openAiCompatibleApi: { id: 'openAi', name: 'OpenAI' } };
-	const request = (node: string, path: string, parameters: Record<string, unknown>, methodName: string, creds: object, extra = {}) => ({
+	const request = (
+		node: string,
+		path: string,
+		parameters: Record<string, unknown>,
+		methodName: string,
+		creds: object,
+		extra = {},
+	) => ({
 		path,
 		nodeTypeAndVersion: { name: node, version: 1 },
 		currentNodeParameters: parameters,
@@ -335,47 +417,82 @@ async function checkEditor(values: Record<string, string | undefined>): Promise<
 		const { status, json, text } = await call(
 			'POST',
 			'/rest/dynamic-node-parameters/options',
-			request(mcpClient, 'parameters.includeTools', { connectionType: 'stdio', operation: 'listTools', toolFilter: 'only' }, 'getToolNames', mcp),
-		);
-		if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
-		const names = (json?.data ?? []).map((option: Loose) => option.value);
-		return ['echo', 'get-sum', 'get-tiny-image'].every((name) => names.includes(name)) ? true : `got ${show(names)}`;
-	});
-	await record('editor: the "Tool" picker searches the live server\'s tools (listSearch)', async () => {
-		const { status, json, text } = await call(
-			'POST',
-			'/rest/dynamic-node-parameters/resource-locator-results',
-			request(mcpClient, 'parameters.tool', { connectionType: 'stdio', operation: 'callTool' }, 'searchTools', mcp, { filter: 'sum' }),
-		);
-		if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
-		return expectEqual((json?.data?.results ?? []).map((r: Loose) => r.value), ['get-sum']);
-	});
-	await record('editor: "Arguments" builds a form from the tool\'s input schema (resourceMapper)', async () => {
-		const { status, json, text } = await call(
-			'POST',
-			'/rest/dynamic-node-parameters/resource-mapper-fields',
 			request(
 				mcpClient,
-				'parameters.formArguments',
-				{ connectionType: 'stdio', operation: 'callTool', argumentsSource: 'form', tool: { __rl: true, mode: 'list', value: 'get-sum' } },
-				'getToolArgumentFields',
+				'parameters.includeTools',
+				{ connectionType: 'stdio', operation: 'listTools', toolFilter: 'only' },
+				'getToolNames',
 				mcp,
 			),
 		);
 		if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
-		return expectEqual(
-			(json?.data?.fields ?? []).map((f: Loose) => [f.id, f.type, f.required]),
-			[
-				['a', 'number', true],
-				['b', 'number', true],
-			],
-		);
+		const names = (json?.data ?? []).map((option: Loose) => option.value);
+		return ['echo', 'get-sum', 'get-tiny-image'].every((name) => names.includes(name))
+			? true
+			: `got ${show(names)}`;
 	});
+	await record(
+		'editor: the "Tool" picker searches the live server\'s tools (listSearch)',
+		async () => {
+			const { status, json, text } = await call(
+				'POST',
+				'/rest/dynamic-node-parameters/resource-locator-results',
+				request(
+					mcpClient,
+					'parameters.tool',
+					{ connectionType: 'stdio', operation: 'callTool' },
+					'searchTools',
+					mcp,
+					{ filter: 'sum' },
+				),
+			);
+			if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
+			return expectEqual(
+				(json?.data?.results ?? []).map((r: Loose) => r.value),
+				['get-sum'],
+			);
+		},
+	);
+	await record(
+		'editor: "Arguments" builds a form from the tool\'s input schema (resourceMapper)',
+		async () => {
+			const { status, json, text } = await call(
+				'POST',
+				'/rest/dynamic-node-parameters/resource-mapper-fields',
+				request(
+					mcpClient,
+					'parameters.formArguments',
+					{
+						connectionType: 'stdio',
+						operation: 'callTool',
+						argumentsSource: 'form',
+						tool: { __rl: true, mode: 'list', value: 'get-sum' },
+					},
+					'getToolArgumentFields',
+					mcp,
+				),
+			);
+			if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
+			return expectEqual(
+				(json?.data?.fields ?? []).map((f: Loose) => [f.id, f.type, f.required]),
+				[
+					['a', 'number', true],
+					['b', 'number', true],
+				],
+			);
+		},
+	);
 	await record('editor: the "Model" picker lists the endpoint\'s models (listSearch)', async () => {
 		const { status, json, text } = await call(
 			'POST',
 			'/rest/dynamic-node-parameters/resource-locator-results',
-			request(toolCallingModel, 'parameters.model', { provider: 'openaiChat' }, 'searchModels', model),
+			request(
+				toolCallingModel,
+				'parameters.model',
+				{ provider: 'openaiChat' },
+				'searchModels',
+				model,
+			),
 		);
 		if (status !== 200) return `HTTP ${status}: ${text.slice(0, 300)}`;
 		const ids = (json?.data?.results ?? []).map((r: Loose) => r.value);
@@ -400,7 +517,10 @@ const { positionals, values } = parseArgs({
 		path: { type: 'string' },
 	},
 });
-const commands: Record<string, (values: Record<string, string | undefined>) => void | Promise<void>> = {
+const commands: Record<
+	string,
+	(values: Record<string, string | undefined>) => void | Promise<void>
+> = {
 	nodes: checkNodes,
 	loop: checkLoop,
 	vendorLoop: checkVendorLoop,
@@ -416,6 +536,8 @@ try {
 	await command(values as Record<string, string | undefined>);
 } catch (error) {
 	failures++;
-	console.log(`FAIL\t${positionals[0]}: reading what n8n produced\t${error instanceof Error ? error.message : String(error)}`);
+	console.log(
+		`FAIL\t${positionals[0]}: reading what n8n produced\t${error instanceof Error ? error.message : String(error)}`,
+	);
 }
 process.exit(failures > 0 ? 1 : 0);

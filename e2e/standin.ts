@@ -29,13 +29,18 @@ registerHooks({
 const { reply, startStandIn } = await import('../test/support/standIn/index.ts');
 
 /** What the model "says" in each scenario; the e2e script checks n8n's output against these. */
-export const SCENARIOS: Record<string, { turns: (options: { inbox?: string }) => Turn[]; answer: string }> = {
+export const SCENARIOS: Record<
+	string,
+	{ turns: (options: { inbox?: string }) => Turn[]; answer: string }
+> = {
 	// examples/mcp-tool-loop.json: add with one tool, echo the sum with another, then answer.
 	loop: {
 		answer: '17 + 25 = 42, and the echo said: 42.',
 		turns: () => [
 			reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: '{"a":17,"b":25}' }]),
-			reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], { content: 'Now I echo it.' }),
+			reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], {
+				content: 'Now I echo it.',
+			}),
 			reply.text('17 + 25 = 42, and the echo said: 42.'),
 		],
 	},
@@ -52,8 +57,16 @@ export const SCENARIOS: Record<string, { turns: (options: { inbox?: string }) =>
 	schedule: {
 		answer: 'Inbox: 2 notes. The release ships on Friday; the docs need screenshots first.',
 		turns: ({ inbox }) => [
-			reply.toolCalls([{ id: 'call_list', name: 'list_directory', arguments: JSON.stringify({ path: inbox }) }]),
-			reply.toolCalls([{ id: 'call_read', name: 'read_text_file', arguments: JSON.stringify({ path: `${inbox}/standup.md` }) }]),
+			reply.toolCalls([
+				{ id: 'call_list', name: 'list_directory', arguments: JSON.stringify({ path: inbox }) },
+			]),
+			reply.toolCalls([
+				{
+					id: 'call_read',
+					name: 'read_text_file',
+					arguments: JSON.stringify({ path: `${inbox}/standup.md` }),
+				},
+			]),
 			...Array.from({ length: 100 }, () => reply.text(SCENARIOS.schedule.answer)),
 		],
 	},
@@ -71,13 +84,20 @@ async function main(): Promise<void> {
 	});
 	const scenario = SCENARIOS[values.scenario ?? ''];
 	if (!scenario || !values.state) {
-		console.error(`usage: node standin.ts --scenario ${Object.keys(SCENARIOS).join('|')} --state FILE [--api-key KEY] [--inbox FOLDER]`);
+		console.error(
+			`usage: node standin.ts --scenario ${Object.keys(SCENARIOS).join('|')} --state FILE [--api-key KEY] [--inbox FOLDER]`,
+		);
 		process.exit(2);
 	}
 	const stateFile = values.state;
-	const api = await startStandIn(values.dialect as Parameters<typeof startStandIn>[0], { apiKey: values['api-key'] });
+	const api = await startStandIn(values.dialect as Parameters<typeof startStandIn>[0], {
+		apiKey: values['api-key'],
+	});
 	api.script(...scenario.turns({ inbox: values.inbox }));
-	writeFileSync(stateFile, JSON.stringify({ baseURL: api.baseURL, pid: process.pid, answer: scenario.answer }));
+	writeFileSync(
+		stateFile,
+		JSON.stringify({ baseURL: api.baseURL, pid: process.pid, answer: scenario.answer }),
+	);
 	console.log(`stand-in (${values.scenario}) listening at ${api.baseURL}`);
 
 	let stopping = false;
@@ -86,7 +106,16 @@ async function main(): Promise<void> {
 		stopping = true;
 		writeFileSync(
 			stateFile,
-			JSON.stringify({ baseURL: api.baseURL, answer: scenario.answer, remaining: api.remaining(), requests: api.requests }, null, 2),
+			JSON.stringify(
+				{
+					baseURL: api.baseURL,
+					answer: scenario.answer,
+					remaining: api.remaining(),
+					requests: api.requests,
+				},
+				null,
+				2,
+			),
 		);
 		await api.close();
 		process.exit(0);

@@ -8,16 +8,37 @@ export { applyModelTurn } from './conversation/turn';
 export * from './dialects/types';
 export { openaiDialect, createOpenAIDialect } from './dialects/openai';
 export { DIALECTS } from './dialects/registry';
-export { SchemaValidator, describeIssues, type CheckResult, type SchemaIssue } from './schema/validator';
+export {
+	SchemaValidator,
+	describeIssues,
+	type CheckResult,
+	type SchemaIssue,
+} from './schema/validator';
 export { toStrictSchema, dropAddedNulls } from './schema/strict';
 export * from './mcp';
 export { executePendingCalls, type ExecutionContext } from './execution/executeCalls';
-export { runToolCall, type CallOutcome, type CallStatus, type ToolServer } from './execution/runToolCall';
+export {
+	runToolCall,
+	type CallOutcome,
+	type CallStatus,
+	type ToolServer,
+} from './execution/runToolCall';
 export { redact } from './json/redact';
-export { callModel, listModels, type CallOptions, type Exchange, type Attempt } from './model/transport';
+export {
+	callModel,
+	listModels,
+	type CallOptions,
+	type Exchange,
+	type Attempt,
+} from './model/transport';
 export type { HttpSend, HttpRequest, HttpResponse } from './model/http';
 export { ModelApiError, type ModelApiFailure } from './model/errors';
-export { createRedactor, DEFAULT_SECRET_KEYS, type Redactor, type RedactionRules } from './json/redact';
+export {
+	createRedactor,
+	DEFAULT_SECRET_KEYS,
+	type Redactor,
+	type RedactionRules,
+} from './json/redact';
 export { traceEntry, type TracePolicy, type TraceStep } from './trace/entries';
 export { Recording, ReplayDriftError } from './trace/recording';
 export { readTrace, TraceReadError } from './trace/read';

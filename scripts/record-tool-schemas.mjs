@@ -11,16 +11,40 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const sandbox = mkdtempSync(join(tmpdir(), 'tool-schemas-'));
 // Not a dependency of the package: installed for the recording only. It lists its tools without a token.
 const GITHUB_SERVER = '@modelcontextprotocol/server-github@2025.4.8';
-execFileSync('npm', ['install', '--prefix', sandbox, '--no-audit', '--no-fund', GITHUB_SERVER], { stdio: 'inherit' });
+execFileSync('npm', ['install', '--prefix', sandbox, '--no-audit', '--no-fund', GITHUB_SERVER], {
+	stdio: 'inherit',
+});
 const servers = [
-	{ file: 'server-everything', package: '@modelcontextprotocol/server-everything', command: 'npx', args: ['--no-install', 'mcp-server-everything'] },
-	{ file: 'server-filesystem', package: '@modelcontextprotocol/server-filesystem', command: 'npx', args: ['--no-install', 'mcp-server-filesystem', sandbox] },
-	{ file: 'server-github', package: '@modelcontextprotocol/server-github', command: join(sandbox, 'node_modules/.bin/mcp-server-github'), args: [] },
+	{
+		file: 'server-everything',
+		package: '@modelcontextprotocol/server-everything',
+		command: 'npx',
+		args: ['--no-install', 'mcp-server-everything'],
+	},
+	{
+		file: 'server-filesystem',
+		package: '@modelcontextprotocol/server-filesystem',
+		command: 'npx',
+		args: ['--no-install', 'mcp-server-filesystem', sandbox],
+	},
+	{
+		file: 'server-github',
+		package: '@modelcontextprotocol/server-github',
+		command: join(sandbox, 'node_modules/.bin/mcp-server-github'),
+		args: [],
+	},
 ];
 
 for (const server of servers) {
 	const client = new Client({ name: 'record-tool-schemas', version: '1.0.0' });
-	await client.connect(new StdioClientTransport({ command: server.command, args: server.args, env: { PATH: process.env.PATH, HOME: process.env.HOME }, stderr: 'ignore' }));
+	await client.connect(
+		new StdioClientTransport({
+			command: server.command,
+			args: server.args,
+			env: { PATH: process.env.PATH, HOME: process.env.HOME },
+			stderr: 'ignore',
+		}),
+	);
 	const tools = [];
 	let cursor;
 	do {
@@ -30,7 +54,15 @@ for (const server of servers) {
 	} while (cursor);
 	const info = client.getServerVersion();
 	await client.close();
-	const fixture = { server: server.package, version: info?.version, recordedWith: 'scripts/record-tool-schemas.mjs', tools };
-	writeFileSync(join('test/fixtures/tool-schemas', `${server.file}.json`), `${JSON.stringify(fixture, null, '\t')}\n`);
+	const fixture = {
+		server: server.package,
+		version: info?.version,
+		recordedWith: 'scripts/record-tool-schemas.mjs',
+		tools,
+	};
+	writeFileSync(
+		join('test/fixtures/tool-schemas', `${server.file}.json`),
+		`${JSON.stringify(fixture, null, '\t')}\n`,
+	);
 	console.log(`${server.file}: ${tools.length} tools (version ${info?.version})`);
 }

@@ -9,7 +9,8 @@ const built = (file: string) => path.join(root, file);
 /** What n8n reads when it loads the package: a broken path here is "Unrecognized node type" there. */
 describe('the package as n8n loads it (after the build)', () => {
 	beforeAll(() => {
-		if (!existsSync(built('dist'))) throw new Error('dist/ is missing: run `npm run build` (scripts/test.sh does)');
+		if (!existsSync(built('dist')))
+			throw new Error('dist/ is missing: run `npm run build` (scripts/test.sh does)');
 	});
 
 	it('declares every node and credential, and each compiled file exports the class n8n expects', () => {
@@ -25,7 +26,9 @@ describe('the package as n8n loads it (after the build)', () => {
 				const codex = JSON.parse(readFileSync(built(file.replace(/\.js$/, '.json')), 'utf8'));
 				expect(codex.node).toBe(`${manifest.name}.${instance.description.name}`);
 				for (const icon of Object.values(instance.description.icon as Record<string, string>)) {
-					expect(existsSync(path.join(path.dirname(built(file)), icon.replace('file:', '')))).toBe(true);
+					expect(existsSync(path.join(path.dirname(built(file)), icon.replace('file:', '')))).toBe(
+						true,
+					);
 				}
 			} else {
 				expect(instance.name).toMatch(/Api$/);
@@ -48,7 +51,13 @@ describe('the package as n8n loads it (after the build)', () => {
 
 	it('exposes the library through index.js and names itself with the package version', () => {
 		const library = require(built('index.js'));
-		expect(Object.keys(library.DIALECTS)).toEqual(['openaiChat', 'openaiResponses', 'anthropic', 'gemini', 'ollama']);
+		expect(Object.keys(library.DIALECTS)).toEqual([
+			'openaiChat',
+			'openaiResponses',
+			'anthropic',
+			'gemini',
+			'ollama',
+		]);
 		expect(typeof library.callModel).toBe('function');
 		expect(typeof library.diffTraces).toBe('function');
 		expect(typeof library.SchemaValidator).toBe('function');

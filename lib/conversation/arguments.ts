@@ -4,7 +4,8 @@
  * Messages carry no final full stop: callers embed them in a sentence.
  */
 
-export type ParsedArguments = { ok: true; value: Record<string, unknown> } | { ok: false; error: string };
+export type ParsedArguments =
+	{ ok: true; value: Record<string, unknown> } | { ok: false; error: string };
 
 const EXCERPT_LIMIT = 200;
 
@@ -29,7 +30,8 @@ function asObject(value: unknown): ParsedArguments {
 	}
 	const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 	if (typeof value === 'string' && holdsObject(value)) {
-		const error = 'must be a JSON object, got a string that holds JSON (encoded twice): send the object itself';
+		const error =
+			'must be a JSON object, got a string that holds JSON (encoded twice): send the object itself';
 		return { ok: false, error };
 	}
 	return { ok: false, error: `must be a JSON object, got ${kind}` };
@@ -55,7 +57,10 @@ function describeSyntaxError(text: string, engineMessage: string): string {
 	}
 	if (slip?.kind === 'comma') return `not valid JSON: trailing comma at position ${slip.at}`;
 	const position = /at position (\d+)/.exec(engineMessage);
-	if (/Unexpected end|Unterminated string/.test(engineMessage) || (position && Number(position[1]) >= text.length)) {
+	if (
+		/Unexpected end|Unterminated string/.test(engineMessage) ||
+		(position && Number(position[1]) >= text.length)
+	) {
 		return `not valid JSON: it ends after ${text.length} characters before the JSON is complete (truncated?)`;
 	}
 	return `not valid JSON: ${clip(engineMessage)}`;
@@ -74,7 +79,8 @@ function findSlip(text: string): { kind: 'quote' | 'comma'; at: number } | undef
 		}
 		if (char === '"') inString = true;
 		else if (char === "'" && '{[,:'.includes(previous)) return { kind: 'quote', at };
-		else if ((char === '}' || char === ']') && previous === ',') return { kind: 'comma', at: text.lastIndexOf(',', at) };
+		else if ((char === '}' || char === ']') && previous === ',')
+			return { kind: 'comma', at: text.lastIndexOf(',', at) };
 		if (!/\s/.test(char)) previous = char;
 	}
 	return undefined;

@@ -13,7 +13,9 @@ export function readConversation(json: Record<string, unknown>): Conversation {
 	for (const list of LISTS) {
 		const value = json[list] ?? [];
 		if (!Array.isArray(value)) {
-			throw new ConversationError(`The item's '${list}' must be a list, but it is ${describeType(value)}`);
+			throw new ConversationError(
+				`The item's '${list}' must be a list, but it is ${describeType(value)}`,
+			);
 		}
 		conversation[list] = [...value];
 	}

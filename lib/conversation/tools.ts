@@ -19,7 +19,11 @@ export function filterTools<T extends { name: string }>(tools: T[], filter: Tool
  * (listing again refreshes, never duplicates). A name another server already uses gets the
  * server label as prefix; `server` + `mcpName` always lead back to the original.
  */
-export function mergeServerTools(existing: Tool[], serverLabel: string, listed: ListedTool[]): Tool[] {
+export function mergeServerTools(
+	existing: Tool[],
+	serverLabel: string,
+	listed: ListedTool[],
+): Tool[] {
 	const kept = existing.filter((tool) => tool.server !== serverLabel);
 	const taken = new Set(kept.map((tool) => tool.name));
 	const added = listed.map((listedTool) => {
@@ -39,10 +43,16 @@ function uniqueName(mcpName: string, serverLabel: string, taken: Set<string>): s
 }
 
 export function toConversationTool(listed: ListedTool, name: string, server: string): Tool {
-	const tool: Tool = { name, inputSchema: listed.inputSchema as Tool['inputSchema'], server, mcpName: listed.name };
+	const tool: Tool = {
+		name,
+		inputSchema: listed.inputSchema as Tool['inputSchema'],
+		server,
+		mcpName: listed.name,
+	};
 	if (listed.title !== undefined) tool.title = listed.title;
 	if (listed.description !== undefined) tool.description = listed.description;
-	if (listed.outputSchema !== undefined) tool.outputSchema = listed.outputSchema as Tool['outputSchema'];
+	if (listed.outputSchema !== undefined)
+		tool.outputSchema = listed.outputSchema as Tool['outputSchema'];
 	if (listed.annotations !== undefined) tool.annotations = listed.annotations;
 	return tool;
 }

@@ -7,7 +7,11 @@ import type { AssistantToolCall, Conversation, PendingToolCall } from './types';
  * the answer set), one more round counted. Calls to tools sent in strict mode lose the nulls
  * that strict mode made the model send for optional arguments, so they pass the tool's own schema.
  */
-export function applyModelTurn(conversation: Conversation, turn: ModelTurn, strictTools: ReadonlySet<string>): Conversation {
+export function applyModelTurn(
+	conversation: Conversation,
+	turn: ModelTurn,
+	strictTools: ReadonlySet<string>,
+): Conversation {
 	const round = (conversation.rounds ?? 0) + 1;
 	const ids = uniqueIds(conversation, turn, round);
 	const toolCalls = turn.toolCalls.map((call, index): PendingToolCall => {
@@ -17,9 +21,20 @@ export function applyModelTurn(conversation: Conversation, turn: ModelTurn, stri
 		return { ...renamed, arguments: dropAddedNulls(call.arguments, tool.inputSchema) };
 	});
 	const message = turn.message.tool_calls
-		? { ...turn.message, tool_calls: turn.message.tool_calls.map((call, index): AssistantToolCall => ({ ...call, id: ids[index] })) }
+		? {
+				...turn.message,
+				tool_calls: turn.message.tool_calls.map((call, index): AssistantToolCall => ({
+					...call,
+					id: ids[index],
+				})),
+			}
 		: turn.message;
-	const next: Conversation = { ...conversation, messages: [...conversation.messages, message], toolCalls, rounds: round };
+	const next: Conversation = {
+		...conversation,
+		messages: [...conversation.messages, message],
+		toolCalls,
+		rounds: round,
+	};
 	delete next.answer;
 	if (toolCalls.length === 0) next.answer = turn.message.content ?? '';
 	return next;
@@ -31,10 +46,15 @@ export function applyModelTurn(conversation: Conversation, turn: ModelTurn, stri
  * ids (Anthropic: "tool_use ids must be unique"), so a repeat gets the round as a suffix.
  */
 function uniqueIds(conversation: Conversation, turn: ModelTurn, round: number): string[] {
-	const used = new Set(conversation.messages.flatMap((message) => (message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [])));
+	const used = new Set(
+		conversation.messages.flatMap((message) =>
+			message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [],
+		),
+	);
 	return turn.toolCalls.map((call) => {
 		let id = call.id;
-		for (let n = 1; used.has(id); n++) id = n === 1 ? `${call.id}_r${round}` : `${call.id}_r${round}_${n}`;
+		for (let n = 1; used.has(id); n++)
+			id = n === 1 ? `${call.id}_r${round}` : `${call.id}_r${round}_${n}`;
 		used.add(id);
 		return id;
 	});

@@ -22,7 +22,10 @@ export function collectToolCalls(
 	const toolCalls: PendingToolCall[] = [];
 	const ids = new Set<string>();
 	for (const [index, call] of calls.entries()) {
-		const id = typeof call.id === 'string' && call.id !== '' && !ids.has(call.id) ? call.id : `call_${index}`;
+		const id =
+			typeof call.id === 'string' && call.id !== '' && !ids.has(call.id)
+				? call.id
+				: `call_${index}`;
 		ids.add(id);
 		const name = names.fromVendor(String(call.name ?? ''));
 		const sent = call.arguments;

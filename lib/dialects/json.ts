@@ -23,7 +23,10 @@ export function commonErrorMessage(body: unknown): string | undefined {
  * Stops on what is not a model's answer: a body that is no JSON object, or an error body (which
  * compatible servers send with status 200). `errorMessage` is the dialect's reader of error bodies.
  */
-export function rejectErrorBody(body: unknown, errorMessage: (body: Record<string, unknown>) => string | undefined): void {
+export function rejectErrorBody(
+	body: unknown,
+	errorMessage: (body: Record<string, unknown>) => string | undefined,
+): void {
 	const failure = isRecord(body) ? errorMessage(body) : `not a JSON object: ${excerpt(body)}`;
 	if (failure) throw new Error(`The model API returned an error: ${failure}`);
 }

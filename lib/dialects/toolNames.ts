@@ -80,7 +80,9 @@ function hash(text: string): string {
  */
 export function historyToolNames(conversation: Pick<Conversation, 'messages' | 'tools'>): string[] {
 	const called = conversation.messages.flatMap((message) =>
-		message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.function.name) : [],
+		message.role === 'assistant'
+			? (message.tool_calls ?? []).map((call) => call.function.name)
+			: [],
 	);
 	return [...conversation.tools.map((tool) => tool.name), ...called];
 }

@@ -66,7 +66,8 @@ export interface VendorRequest<TRequest> {
 }
 
 /** Why a turn ended, the same words for every vendor; the vendor's own reason is kept beside it. */
-export type Finish = 'tool_calls' | 'stop' | 'length' | 'content_filter' | 'malformed_tool_call' | 'error' | 'other';
+export type Finish =
+	'tool_calls' | 'stop' | 'length' | 'content_filter' | 'malformed_tool_call' | 'error' | 'other';
 
 export interface ModelTurn {
 	/** The assistant message in our neutral form, tool names already mapped back. */
@@ -104,7 +105,10 @@ export interface Dialect<TRequest = unknown, TResponse = unknown, TChunk = unkno
 	id: DialectId;
 	http: DialectHttp;
 	/** Throws UnsupportedSettingError for a setting the vendor does not have. */
-	buildRequest(conversation: Pick<Conversation, 'messages' | 'tools'>, settings: ModelSettings): VendorRequest<TRequest>;
+	buildRequest(
+		conversation: Pick<Conversation, 'messages' | 'tools'>,
+		settings: ModelSettings,
+	): VendorRequest<TRequest>;
 	parseResponse(body: TResponse, names: ToolNameMap): ModelTurn;
 	createStreamAssembler(): StreamAssembler<TChunk, TResponse>;
 }

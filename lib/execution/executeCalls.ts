@@ -1,9 +1,21 @@
-import type { Conversation, PendingToolCall, Tool, ToolMessage, TraceEntry } from '../conversation/types';
+import type {
+	Conversation,
+	PendingToolCall,
+	Tool,
+	ToolMessage,
+	TraceEntry,
+} from '../conversation/types';
 import { toConversationTool } from '../conversation/tools';
 import type { McpTool } from '../mcp/connection';
 import { traceEntry, type TracePolicy } from '../trace/entries';
 import { withBinaryReferences } from './resultMessage';
-import { runToolCall, type CallContext, type CallOutcome, type CallStatus, type ToolServer } from './runToolCall';
+import {
+	runToolCall,
+	type CallContext,
+	type CallOutcome,
+	type CallStatus,
+	type ToolServer,
+} from './runToolCall';
 
 export interface ExecutionContext extends CallContext {
 	serverLabel: string;
@@ -25,7 +37,10 @@ export interface CallsExecuted {
  * (their side effects happen in the order the model asked for them). Calls for tools of other
  * servers stay pending for the executor of that server.
  */
-export async function executePendingCalls(conversation: Conversation, context: ExecutionContext): Promise<CallsExecuted> {
+export async function executePendingCalls(
+	conversation: Conversation,
+	context: ExecutionContext,
+): Promise<CallsExecuted> {
 	const answered: ToolMessage[] = [];
 	const remaining: PendingToolCall[] = [];
 	const trace: TraceEntry[] = [];
@@ -38,11 +53,25 @@ export async function executePendingCalls(conversation: Conversation, context: E
 			continue;
 		}
 		const startedAt = Date.now();
-		const callContext = context.serverFor ? { ...context, server: context.serverFor(call, round) } : context;
-		const outcome = await runToolCall(call, async () => itemTool ?? (await findServerTool(call.name, context)), callContext);
+		const callContext = context.serverFor
+			? { ...context, server: context.serverFor(call, round) }
+			: context;
+		const outcome = await runToolCall(
+			call,
+			async () => itemTool ?? (await findServerTool(call.name, context)),
+			callContext,
+		);
 		answered.push(outcome.message);
 		statuses.push(outcome.status);
-		trace.push(...callTrace(call, outcome, { node: context.nodeName, round, startedAt }, context, context.serverFor !== undefined));
+		trace.push(
+			...callTrace(
+				call,
+				outcome,
+				{ node: context.nodeName, round, startedAt },
+				context,
+				context.serverFor !== undefined,
+			),
+		);
 	}
 	return {
 		conversation: {
@@ -64,13 +93,23 @@ function callTrace(
 	replayed: boolean,
 ): TraceEntry[] {
 	const { tracePolicy: policy, serverLabel: server } = context;
-	const names = { callId: call.id, tool: call.name, ...(outcome.tool?.mcpName && outcome.tool.mcpName !== call.name && { mcpName: outcome.tool.mcpName }) };
+	const names = {
+		callId: call.id,
+		tool: call.name,
+		...(outcome.tool?.mcpName &&
+			outcome.tool.mcpName !== call.name && { mcpName: outcome.tool.mcpName }),
+	};
 	const { check } = outcome;
 	const entries = [
 		traceEntry(
 			'arguments.validation',
 			timing,
-			{ ...names, status: check.status, ...(check.issues && { issues: check.issues }), ...(check.reason && { reason: check.reason }) },
+			{
+				...names,
+				status: check.status,
+				...(check.issues && { issues: check.issues }),
+				...(check.reason && { reason: check.reason }),
+			},
 			check.arguments,
 			policy,
 		),
@@ -78,13 +117,33 @@ function callTrace(
 	if (outcome.called) {
 		const { startedAt } = outcome.called;
 		const request = { name: outcome.tool?.mcpName ?? call.name, arguments: outcome.sentArguments };
-		entries.push(traceEntry('tools.call.request', { ...timing, startedAt }, { server, ...names }, request, policy, replayed));
+		entries.push(
+			traceEntry(
+				'tools.call.request',
+				{ ...timing, startedAt },
+				{ server, ...names },
+				request,
+				policy,
+				replayed,
+			),
+		);
 	}
 	const result = outcome.result
 		? withBinaryReferences(outcome.result, outcome.message.attachments)
 		: { error: outcome.message.content };
-	const resultTiming = outcome.called ? { ...timing, ...outcome.called } : { ...timing, durationMs: Date.now() - timing.startedAt };
-	entries.push(traceEntry('tools.call.result', resultTiming, { server, ...names, status: outcome.status }, result, policy, replayed && outcome.called !== undefined));
+	const resultTiming = outcome.called
+		? { ...timing, ...outcome.called }
+		: { ...timing, durationMs: Date.now() - timing.startedAt };
+	entries.push(
+		traceEntry(
+			'tools.call.result',
+			resultTiming,
+			{ server, ...names, status: outcome.status },
+			result,
+			policy,
+			replayed && outcome.called !== undefined,
+		),
+	);
 	return entries;
 }
 

@@ -34,7 +34,10 @@ export function describeCallFailure(
 		};
 	}
 	if (error instanceof Error && error.name === 'AbortError') {
-		return { status: 'cancelled', text: `The call to tool '${tool}' was cancelled before it finished.` };
+		return {
+			status: 'cancelled',
+			text: `The call to tool '${tool}' was cancelled before it finished.`,
+		};
 	}
 	const message = error instanceof Error ? error.message : String(error);
 	return {

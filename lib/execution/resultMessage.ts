@@ -18,16 +18,26 @@ export async function toToolMessage(
 ): Promise<ToolMessage> {
 	const lines: string[] = [];
 	const attachments: BinaryReference[] = [];
-	const attach = async (kind: BinaryReference['kind'], base64: string, mimeType: string, uri?: string) => {
+	const attach = async (
+		kind: BinaryReference['kind'],
+		base64: string,
+		mimeType: string,
+		uri?: string,
+	) => {
 		const fileName = `${callId}_${attachments.length + 1}${extensionOf(mimeType)}`;
 		const binaryProperty = await storeBinary(Buffer.from(base64, 'base64'), mimeType, fileName);
-		attachments.push(uri === undefined ? { binaryProperty, kind, mimeType } : { binaryProperty, kind, mimeType, uri });
+		attachments.push(
+			uri === undefined
+				? { binaryProperty, kind, mimeType }
+				: { binaryProperty, kind, mimeType, uri },
+		);
 		return `[${kind} ${mimeType}${uri ? ` ${uri}` : ''} attached as binary '${binaryProperty}']`;
 	};
 	for (const part of result.content ?? []) lines.push(await describePart(part, attach));
 
 	let content = lines.join('\n');
-	if (content === '' && result.structuredContent !== undefined) content = JSON.stringify(result.structuredContent);
+	if (content === '' && result.structuredContent !== undefined)
+		content = JSON.stringify(result.structuredContent);
 	if (content === '') content = '(the tool returned no content)';
 
 	const message: ToolMessage = { role: 'tool', tool_call_id: callId, content, name: toolName };
@@ -39,7 +49,12 @@ export async function toToolMessage(
 
 async function describePart(
 	part: ContentPart,
-	attach: (kind: BinaryReference['kind'], base64: string, mimeType: string, uri?: string) => Promise<string>,
+	attach: (
+		kind: BinaryReference['kind'],
+		base64: string,
+		mimeType: string,
+		uri?: string,
+	) => Promise<string>,
 ): Promise<string> {
 	switch (part.type) {
 		case 'text':
@@ -52,7 +67,12 @@ async function describePart(
 		case 'resource': {
 			const { resource } = part;
 			if ('text' in resource) return `[resource ${resource.uri}]\n${resource.text}`;
-			return attach('blob', resource.blob, resource.mimeType ?? 'application/octet-stream', resource.uri);
+			return attach(
+				'blob',
+				resource.blob,
+				resource.mimeType ?? 'application/octet-stream',
+				resource.uri,
+			);
 		}
 		default:
 			return JSON.stringify(part);
@@ -80,9 +100,15 @@ function extensionOf(mimeType: string): string {
  * binary property that holds its bytes (attachments are made in content order), so a trace never
  * inlines binary data.
  */
-export function withBinaryReferences(result: CallToolResult, attachments: readonly BinaryReference[] = []): CallToolResult {
+export function withBinaryReferences(
+	result: CallToolResult,
+	attachments: readonly BinaryReference[] = [],
+): CallToolResult {
 	let next = 0;
-	const reference = (base64: string) => ({ binaryProperty: attachments[next++]?.binaryProperty ?? null, bytes: Buffer.byteLength(base64, 'base64') });
+	const reference = (base64: string) => ({
+		binaryProperty: attachments[next++]?.binaryProperty ?? null,
+		bytes: Buffer.byteLength(base64, 'base64'),
+	});
 	const content = (result.content ?? []).map((part) => {
 		if (part.type === 'image' || part.type === 'audio') {
 			const { data, ...rest } = part;

@@ -8,17 +8,16 @@ import { toToolMessage, type BinaryStore } from './resultMessage';
 
 /** What the executor needs of a server connection. */
 export interface ToolServer {
-	callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+	callTool(
+		name: string,
+		args: Record<string, unknown>,
+		options: CallOptions,
+	): Promise<CallToolResult>;
 	stderrTail(): string;
 }
 
 export type CallStatus =
-	| 'ok'
-	| 'toolError'
-	| 'unknownTool'
-	| 'invalidArguments'
-	| 'invalidOutput'
-	| CallFailureStatus;
+	'ok' | 'toolError' | 'unknownTool' | 'invalidArguments' | 'invalidOutput' | CallFailureStatus;
 
 /** What the argument check found, before any server was called. */
 export interface ArgumentCheck {
@@ -67,7 +66,11 @@ export async function runToolCall(
 		message: { role: 'tool', tool_call_id: call.id, content: text, name: call.name, isError: true },
 	});
 	const failure = (error: unknown) =>
-		describeCallFailure(error, { tool: call.name, timeoutMs: context.options.timeoutMs, stderrTail: context.server.stderrTail() });
+		describeCallFailure(error, {
+			tool: call.name,
+			timeoutMs: context.options.timeoutMs,
+			stderrTail: context.server.stderrTail(),
+		});
 	const unchecked: ArgumentCheck['arguments'] = call.arguments ?? call.rawArguments;
 
 	let tool: Tool | undefined;
@@ -78,7 +81,10 @@ export async function runToolCall(
 		return refuse(status, text, { status: 'unresolved', arguments: unchecked, reason: text });
 	}
 	if (!tool) {
-		return refuse('unknownTool', `Unknown tool '${call.name}'. The server was not called.`, { status: 'unknownTool', arguments: unchecked });
+		return refuse('unknownTool', `Unknown tool '${call.name}'. The server was not called.`, {
+			status: 'unknownTool',
+			arguments: unchecked,
+		});
 	}
 
 	// `arguments` wins when present: it is what a person edits between nodes.
@@ -101,7 +107,9 @@ export async function runToolCall(
 		);
 	}
 	const check: ArgumentCheck =
-		schemaCheck.status === 'unchecked' ? { status: 'unchecked', arguments: args, reason: schemaCheck.reason } : { status: 'valid', arguments: args };
+		schemaCheck.status === 'unchecked'
+			? { status: 'unchecked', arguments: args, reason: schemaCheck.reason }
+			: { status: 'valid', arguments: args };
 	const sent = { tool, check, sentArguments: args };
 
 	const startedAt = Date.now();
@@ -111,8 +119,15 @@ export async function runToolCall(
 	} catch (error) {
 		// A dry run that no longer matches its recording is the run's failure, not the tool's.
 		if (error instanceof ReplayDriftError) throw error;
-		const { status, text } = error instanceof RecordedFailure ? { status: error.status, text: error.message } : failure(error);
-		return { ...refuse(status, text, check), ...sent, called: { startedAt, durationMs: Date.now() - startedAt } };
+		const { status, text } =
+			error instanceof RecordedFailure
+				? { status: error.status, text: error.message }
+				: failure(error);
+		return {
+			...refuse(status, text, check),
+			...sent,
+			called: { startedAt, durationMs: Date.now() - startedAt },
+		};
 	}
 	const called = { startedAt, durationMs: Date.now() - startedAt };
 
@@ -126,7 +141,11 @@ export async function runToolCall(
 	return { status: result.isError ? 'toolError' : 'ok', message, ...sent, called, result };
 }
 
-function checkOutput(tool: Tool, result: CallToolResult, validator: SchemaValidator): string | undefined {
+function checkOutput(
+	tool: Tool,
+	result: CallToolResult,
+	validator: SchemaValidator,
+): string | undefined {
 	if (!tool.outputSchema) return undefined;
 	if (result.structuredContent === undefined) {
 		return `Tool '${tool.name}' declares an output schema but returned no structured content.`;

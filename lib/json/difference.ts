@@ -16,7 +16,10 @@ export function firstDifference(left: unknown, right: unknown, path = ''): Diffe
 	const l = left as Record<string, unknown>;
 	const r = right as Record<string, unknown>;
 	const keys = bothArrays
-		? Array.from({ length: Math.max((left as unknown[]).length, (right as unknown[]).length) }, (_, index) => String(index))
+		? Array.from(
+				{ length: Math.max((left as unknown[]).length, (right as unknown[]).length) },
+				(_, index) => String(index),
+			)
 		: [...new Set([...Object.keys(l), ...Object.keys(r)])].sort();
 	for (const key of keys) {
 		const found = firstDifference(l[key], r[key], path === '' ? key : `${path}.${key}`);

@@ -3,7 +3,15 @@ const REDACTED = '[redacted]';
 const MIN_SECRET_LENGTH = 6;
 
 /** Keys whose text values are secrets, matched on the words of a key: `apiKey`, `x-api-key` and `API_KEY` all match `api_key`. */
-export const DEFAULT_SECRET_KEYS = ['password', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'cookie'];
+export const DEFAULT_SECRET_KEYS = [
+	'password',
+	'token',
+	'secret',
+	'api_key',
+	'apikey',
+	'authorization',
+	'cookie',
+];
 
 export interface RedactionRules {
 	/** Values hidden wherever they appear, inside any text: the secrets of the credentials in use. */
@@ -28,10 +36,13 @@ export interface Redactor {
 }
 
 export function createRedactor(rules: RedactionRules): Redactor {
-	const needles = [...new Set(rules.secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
+	const needles = [
+		...new Set(rules.secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH)),
+	].sort((a, b) => b.length - a.length);
 	const keyRules = (rules.keys ?? DEFAULT_SECRET_KEYS).map(words).filter((rule) => rule.length > 0);
 	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
-	const text = (value: string) => needles.reduce((hidden, secret) => hidden.split(secret).join(REDACTED), value);
+	const text = (value: string) =>
+		needles.reduce((hidden, secret) => hidden.split(secret).join(REDACTED), value);
 	const secretKey = (key: string) => {
 		const keyWords = words(key);
 		return keyRules.some((rule) => containsRun(keyWords, rule));
@@ -41,9 +52,13 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		if (pathsHere.some((path) => path.length === 0)) return REDACTED;
 		if (typeof value === 'string') return text(byKey ? withKeysHiddenInJsonText(value) : value);
 		if (value === null || typeof value !== 'object') return value;
-		const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((inner, index) => [String(index), inner]) : Object.entries(value);
+		const entries: Array<[string, unknown]> = Array.isArray(value)
+			? value.map((inner, index) => [String(index), inner])
+			: Object.entries(value);
 		const visited = entries.map(([key, inner]): [string, unknown] => {
-			const deeper = pathsHere.filter((path) => path[0] === '*' || path[0] === key).map((path) => path.slice(1));
+			const deeper = pathsHere
+				.filter((path) => path[0] === '*' || path[0] === key)
+				.map((path) => path.slice(1));
 			const hidden = byKey && typeof inner === 'string' && secretKey(key);
 			return [key, hidden ? REDACTED : visit(inner, byKey, deeper)];
 		});

@@ -89,15 +89,24 @@ export class McpConnection {
 	 * itself so a mismatch becomes an error result instead of a thrown call.
 	 * The timeout restarts on each progress notification.
 	 */
-	callTool(name: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
-		return this.guard(() =>
-			this.connected.client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
-				timeout: options.timeoutMs,
-				resetTimeoutOnProgress: true,
-				// A progress handler makes the SDK send a progressToken, which servers need to report progress.
-				onprogress: () => undefined,
-				signal: options.signal,
-			}) as Promise<CallToolResult>,
+	callTool(
+		name: string,
+		args: Record<string, unknown>,
+		options: CallOptions,
+	): Promise<CallToolResult> {
+		return this.guard(
+			() =>
+				this.connected.client.request(
+					{ method: 'tools/call', params: { name, arguments: args } },
+					CallToolResultSchema,
+					{
+						timeout: options.timeoutMs,
+						resetTimeoutOnProgress: true,
+						// A progress handler makes the SDK send a progressToken, which servers need to report progress.
+						onprogress: () => undefined,
+						signal: options.signal,
+					},
+				) as Promise<CallToolResult>,
 		);
 	}
 
@@ -121,12 +130,16 @@ export class McpConnection {
 		const tools: McpTool[] = [];
 		let cursor: string | undefined;
 		for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-			const result = await this.connected.client.listTools(cursor === undefined ? undefined : { cursor });
+			const result = await this.connected.client.listTools(
+				cursor === undefined ? undefined : { cursor },
+			);
 			tools.push(...result.tools);
 			cursor = result.nextCursor;
 			if (!cursor) return tools;
 		}
-		throw new Error(`The server kept returning a nextCursor after ${MAX_TOOL_PAGES} pages of tools/list`);
+		throw new Error(
+			`The server kept returning a nextCursor after ${MAX_TOOL_PAGES} pages of tools/list`,
+		);
 	}
 
 	/** A failure of the transport itself (not a JSON-RPC error the server sent) means this session is gone. */
@@ -148,7 +161,9 @@ export class McpConnection {
 
 function withinMs<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
 	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms).unref()));
+	const timeout = new Promise<undefined>(
+		(resolve) => (timer = setTimeout(() => resolve(undefined), ms).unref()),
+	);
 	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 

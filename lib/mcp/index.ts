@@ -1,5 +1,12 @@
 export * from './config';
-export { McpConnection, isTransportFailure, type CallOptions, type CallToolResult, type McpTool, type ServerIdentity } from './connection';
+export {
+	McpConnection,
+	isTransportFailure,
+	type CallOptions,
+	type CallToolResult,
+	type McpTool,
+	type ServerIdentity,
+} from './connection';
 export { ConnectionPool, type PoolOptions } from './pool';
 export { sharedPool } from './sharedPool';
 export { CLIENT_INFO } from './transport';

@@ -31,7 +31,10 @@ export class ConnectionPool {
 		return this.entries.size;
 	}
 
-	async use<T>(config: McpServerConfig, work: (connection: McpConnection) => Promise<T>): Promise<T> {
+	async use<T>(
+		config: McpServerConfig,
+		work: (connection: McpConnection) => Promise<T>,
+	): Promise<T> {
 		const key = configKey(config);
 		const entry = await this.acquire(key, config);
 		try {
@@ -79,7 +82,11 @@ export class ConnectionPool {
 	}
 
 	private connect(key: string, config: McpServerConfig): Entry {
-		const entry: Entry = { connection: McpConnection.open(config, this.options.connectTimeoutMs), users: 1, lastUsed: Date.now() };
+		const entry: Entry = {
+			connection: McpConnection.open(config, this.options.connectTimeoutMs),
+			users: 1,
+			lastUsed: Date.now(),
+		};
 		this.entries.set(key, entry);
 		entry.connection.then(
 			(connection) => {
@@ -108,7 +115,9 @@ export class ConnectionPool {
 
 	/** Over the size bound, close idle connections, least recently used first. Busy ones are never cut off. */
 	private evictOverflow(): void {
-		const idle = [...this.entries].filter(([, entry]) => entry.users === 0).sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
+		const idle = [...this.entries]
+			.filter(([, entry]) => entry.users === 0)
+			.sort(([, a], [, b]) => a.lastUsed - b.lastUsed);
 		for (const [key, entry] of idle) {
 			if (this.entries.size <= this.options.maxSize) return;
 			this.forget(key, entry);

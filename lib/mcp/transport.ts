@@ -1,7 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+	StreamableHTTPClientTransport,
+	StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
 import { StderrTail } from './stderrTail';
@@ -17,7 +20,10 @@ export interface ConnectedClient {
 	pid?: number;
 }
 
-export async function connectClient(config: McpServerConfig, connectTimeoutMs: number): Promise<ConnectedClient> {
+export async function connectClient(
+	config: McpServerConfig,
+	connectTimeoutMs: number,
+): Promise<ConnectedClient> {
 	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs);
 	if (config.mode === 'sse') return connectOver('sse', sseTransport(config), connectTimeoutMs);
 	try {
@@ -30,14 +36,26 @@ export async function connectClient(config: McpServerConfig, connectTimeoutMs: n
 	}
 }
 
-async function connectStdio(config: StdioServerConfig, connectTimeoutMs: number): Promise<ConnectedClient> {
+async function connectStdio(
+	config: StdioServerConfig,
+	connectTimeoutMs: number,
+): Promise<ConnectedClient> {
 	// Unset what the SDK would otherwise inherit (HOME, USER, SHELL...): only the configured
 	// environment plus PATH reaches the child. Node's spawn skips undefined values.
-	const inherited = { HOME: undefined, LOGNAME: undefined, SHELL: undefined, TERM: undefined, USER: undefined };
+	const inherited = {
+		HOME: undefined,
+		LOGNAME: undefined,
+		SHELL: undefined,
+		TERM: undefined,
+		USER: undefined,
+	};
 	const transport = new StdioClientTransport({
 		command: config.command,
 		args: config.args,
-		env: { ...inherited, PATH: process.env.PATH ?? '', ...config.env } as unknown as Record<string, string>,
+		env: { ...inherited, PATH: process.env.PATH ?? '', ...config.env } as unknown as Record<
+			string,
+			string
+		>,
 		cwd: config.cwd || undefined,
 		stderr: 'pipe',
 	});
@@ -48,12 +66,17 @@ async function connectStdio(config: StdioServerConfig, connectTimeoutMs: number)
 		return { ...connected, stderr, pid: transport.pid ?? undefined };
 	} catch (error) {
 		const output = stderr.read();
-		throw new Error(`${(error as Error).message}${output ? `\nThe server's stderr:\n${output}` : ''}`, { cause: error });
+		throw new Error(
+			`${(error as Error).message}${output ? `\nThe server's stderr:\n${output}` : ''}`,
+			{ cause: error },
+		);
 	}
 }
 
 function streamableTransport(config: HttpServerConfig): Transport {
-	return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+	return new StreamableHTTPClientTransport(new URL(config.url), {
+		requestInit: { headers: config.headers },
+	});
 }
 
 function sseTransport(config: HttpServerConfig): Transport {

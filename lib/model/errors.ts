@@ -1,4 +1,5 @@
-export type ModelApiFailure = 'http' | 'timeout' | 'connection' | 'cancelled' | 'incompleteStream' | 'invalidResponse';
+export type ModelApiFailure =
+	'http' | 'timeout' | 'connection' | 'cancelled' | 'incompleteStream' | 'invalidResponse';
 
 /** A model API call that failed; the message is the vendor's own words where it gave any, secrets removed. */
 export class ModelApiError extends Error {

@@ -6,7 +6,10 @@ import type { HttpResponse } from './http';
  * Comments, `event:` and `id:` lines carry nothing the dialects need: every vendor repeats the
  * event type inside the data.
  */
-export async function* streamedEvents(body: HttpResponse['body'], framing: 'sse' | 'ndjson'): AsyncGenerator<string> {
+export async function* streamedEvents(
+	body: HttpResponse['body'],
+	framing: 'sse' | 'ndjson',
+): AsyncGenerator<string> {
 	const decoder = new TextDecoder();
 	let buffered = '';
 	let data: string[] = [];

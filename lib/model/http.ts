@@ -30,7 +30,8 @@ export function headerOf(response: HttpResponse, name: string): string | undefin
 export async function readText(body: HttpResponse['body']): Promise<string> {
 	const decoder = new TextDecoder();
 	let text = '';
-	for await (const piece of body) text += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+	for await (const piece of body)
+		text += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
 	return text + decoder.decode();
 }
 

@@ -1,6 +1,7 @@
 import { headerOf, type HttpResponse } from './http';
 
-const RETRYABLE_STATUS = (status: number) => status === 408 || status === 409 || status === 429 || status >= 500;
+const RETRYABLE_STATUS = (status: number) =>
+	status === 408 || status === 409 || status === 429 || status >= 500;
 /** Longer waits than this are not worth holding an execution open; the normal back-off is used. */
 const MAX_RETRY_AFTER_MS = 60_000;
 const FIRST_BACKOFF_MS = 500;

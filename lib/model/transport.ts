@@ -3,7 +3,14 @@ import { excerpt } from '../dialects/json';
 import { redact } from '../json/redact';
 import { ModelApiError } from './errors';
 import { streamedEvents } from './events';
-import { headerOf, parseBody, readText, type HttpRequest, type HttpResponse, type HttpSend } from './http';
+import {
+	headerOf,
+	parseBody,
+	readText,
+	type HttpRequest,
+	type HttpResponse,
+	type HttpSend,
+} from './http';
 import { retryDelayMs, shouldRetry } from './retry';
 
 export interface CallOptions {
@@ -51,15 +58,26 @@ export async function callModel<TRequest, TResponse, TChunk>(
 	options: CallOptions,
 ): Promise<Exchange<TResponse>> {
 	const { http } = dialect;
-	const accept = !call.stream ? 'application/json' : http.streamFraming === 'sse' ? 'text/event-stream' : 'application/x-ndjson';
+	const accept = !call.stream
+		? 'application/json'
+		: http.streamFraming === 'sse'
+			? 'text/event-stream'
+			: 'application/x-ndjson';
 	const request: Omit<HttpRequest, 'signal'> = {
 		method: 'POST',
 		url: http.url(endpoint, call.model, call.stream),
-		headers: lowerCaseNames({ 'content-type': 'application/json', accept, ...http.headers(endpoint) }),
+		headers: lowerCaseNames({
+			'content-type': 'application/json',
+			accept,
+			...http.headers(endpoint),
+		}),
 		body: JSON.stringify(call.body),
 	};
 	const secrets = endpointSecrets(endpoint);
-	const recorded = redact({ url: request.url, method: request.method, headers: request.headers, body: call.body }, secrets);
+	const recorded = redact(
+		{ url: request.url, method: request.method, headers: request.headers, body: call.body },
+		secrets,
+	);
 	const { response, attempts, timer } = await send(request, dialect, endpoint, options);
 	try {
 		// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
@@ -67,14 +85,21 @@ export async function callModel<TRequest, TResponse, TChunk>(
 			const body = parseBody(await readText(response.body));
 			rejectErrorBody(body, response.status, dialect, secrets);
 			if (typeof body !== 'object' || body === null) {
-				throw new ModelApiError(`The model API answered with something that is not JSON: ${excerpt(redact(body, secrets))}`, 'invalidResponse', response.status);
+				throw new ModelApiError(
+					`The model API answered with something that is not JSON: ${excerpt(redact(body, secrets))}`,
+					'invalidResponse',
+					response.status,
+				);
 			}
 			return { request: recorded, attempts, response: body as TResponse };
 		}
 		const assembler = dialect.createStreamAssembler();
 		let chunks = 0;
 		const incomplete = (how: string) =>
-			new ModelApiError(`The stream ${how} after ${chunks} chunks, before the model finished its turn`, 'incompleteStream');
+			new ModelApiError(
+				`The stream ${how} after ${chunks} chunks, before the model finished its turn`,
+				'incompleteStream',
+			);
 		try {
 			for await (const data of streamedEvents(response.body, http.streamFraming)) {
 				timer.restart();
@@ -97,7 +122,11 @@ export async function callModel<TRequest, TResponse, TChunk>(
 }
 
 /** The model ids the endpoint lists, sorted. */
-export async function listModels(dialect: Dialect, endpoint: EndpointConfig, options: CallOptions): Promise<string[]> {
+export async function listModels(
+	dialect: Dialect,
+	endpoint: EndpointConfig,
+	options: CallOptions,
+): Promise<string[]> {
 	const request: Omit<HttpRequest, 'signal'> = {
 		method: 'GET',
 		url: dialect.http.modelsUrl(endpoint),
@@ -142,7 +171,10 @@ async function send(
 			status: response.status,
 			durationMs: Date.now() - started,
 			...optional('retryAfter', headerOf(response, 'retry-after')),
-			...optional('requestId', headerOf(response, 'x-request-id') ?? headerOf(response, 'request-id')),
+			...optional(
+				'requestId',
+				headerOf(response, 'x-request-id') ?? headerOf(response, 'request-id'),
+			),
 		});
 		if (response.status >= 200 && response.status < 300) return { response, attempts, timer };
 		const body = parseBody(await readText(response.body).catch(() => ''));
@@ -156,18 +188,33 @@ async function send(
 }
 
 function rejectErrorBody(body: unknown, status: number, dialect: Dialect, secrets: string[]): void {
-	if (dialect.http.errorMessage(body) !== undefined) throw httpError(body, status, dialect, secrets);
+	if (dialect.http.errorMessage(body) !== undefined)
+		throw httpError(body, status, dialect, secrets);
 }
 
-function httpError(body: unknown, status: number, dialect: Dialect, secrets: string[]): ModelApiError {
-	const message = dialect.http.errorMessage(body) ?? `The model API answered HTTP ${status}${body === '' ? '' : `: ${excerpt(body)}`}`;
+function httpError(
+	body: unknown,
+	status: number,
+	dialect: Dialect,
+	secrets: string[],
+): ModelApiError {
+	const message =
+		dialect.http.errorMessage(body) ??
+		`The model API answered HTTP ${status}${body === '' ? '' : `: ${excerpt(body)}`}`;
 	return new ModelApiError(redact(message, secrets), 'http', status, redact(body, secrets));
 }
 
-function connectionError(error: unknown, endpoint: EndpointConfig, secrets: string[]): ModelApiError {
+function connectionError(
+	error: unknown,
+	endpoint: EndpointConfig,
+	secrets: string[],
+): ModelApiError {
 	const cause = (error as Error & { cause?: Error }).cause?.message;
 	const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
-	return new ModelApiError(redact(`Could not reach the model API at ${endpoint.baseUrl}: ${message}`, secrets), 'connection');
+	return new ModelApiError(
+		redact(`Could not reach the model API at ${endpoint.baseUrl}: ${message}`, secrets),
+		'connection',
+	);
 }
 
 /**
@@ -178,7 +225,8 @@ class AttemptTimer {
 	private readonly controller = new AbortController();
 	private timeout: NodeJS.Timeout | undefined;
 	private reason: ModelApiError | undefined;
-	private readonly onCancel = () => this.abort(new ModelApiError('The request was cancelled', 'cancelled'));
+	private readonly onCancel = () =>
+		this.abort(new ModelApiError('The request was cancelled', 'cancelled'));
 
 	constructor(
 		private readonly options: CallOptions,
@@ -197,7 +245,12 @@ class AttemptTimer {
 		clearTimeout(this.timeout);
 		if (this.reason) return;
 		this.timeout = setTimeout(() => {
-			this.abort(new ModelApiError(`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`, 'timeout'));
+			this.abort(
+				new ModelApiError(
+					`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
+					'timeout',
+				),
+			);
 		}, this.options.timeoutMs);
 	}
 
@@ -235,7 +288,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Header names are case-insensitive; one spelling keeps a user's header from doubling a vendor's. */
 function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
-	return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+	return Object.fromEntries(
+		Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
+	);
 }
 
 function optional(key: string, value: string | undefined): Record<string, string> {

@@ -12,16 +12,29 @@ export interface FormField {
 	description?: string;
 }
 
-type PropertySchema = { type?: string | string[]; enum?: unknown[]; description?: string; title?: string };
+type PropertySchema = {
+	type?: string | string[];
+	enum?: unknown[];
+	description?: string;
+	title?: string;
+};
 
 export function schemaToFormFields(inputSchema: JsonSchema): FormField[] {
 	const properties = (inputSchema.properties ?? {}) as Record<string, PropertySchema>;
 	const required = new Set((inputSchema.required as string[] | undefined) ?? []);
 	return Object.entries(properties).map(([id, property]) => {
-		const field: FormField = { id, displayName: property.title ?? id, required: required.has(id), type: fieldType(property) };
+		const field: FormField = {
+			id,
+			displayName: property.title ?? id,
+			required: required.has(id),
+			type: fieldType(property),
+		};
 		if (field.type === 'options') {
 			field.options = (property.enum ?? [])
-				.filter((value): value is string | number | boolean => value !== null && typeof value !== 'object')
+				.filter(
+					(value): value is string | number | boolean =>
+						value !== null && typeof value !== 'object',
+				)
 				.map((value) => ({ name: String(value), value }));
 		}
 		if (property.description) field.description = property.description;
@@ -34,7 +47,10 @@ export function schemaToFormFields(inputSchema: JsonSchema): FormField[] {
  * number, boolean, object or array fields is converted. Anything that still does not fit is
  * left as it is for the schema check to report.
  */
-export function formValuesToArguments(values: Record<string, unknown>, inputSchema: JsonSchema): Record<string, unknown> {
+export function formValuesToArguments(
+	values: Record<string, unknown>,
+	inputSchema: JsonSchema,
+): Record<string, unknown> {
 	const properties = (inputSchema.properties ?? {}) as Record<string, PropertySchema>;
 	const required = new Set((inputSchema.required as string[] | undefined) ?? []);
 	const args: Record<string, unknown> = {};
@@ -61,7 +77,8 @@ function primaryType(property: PropertySchema | undefined): string | undefined {
 function convert(value: unknown, type: string | undefined): unknown {
 	if (typeof value !== 'string') return value;
 	const text = value.trim();
-	if ((type === 'number' || type === 'integer') && text !== '' && !Number.isNaN(Number(text))) return Number(text);
+	if ((type === 'number' || type === 'integer') && text !== '' && !Number.isNaN(Number(text)))
+		return Number(text);
 	if (type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
 	if (type === 'object' || type === 'array') {
 		try {

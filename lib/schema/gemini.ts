@@ -90,7 +90,8 @@ function convert(node: unknown, ctx: Context): GeminiSchema {
 	const union = schema.anyOf ?? schema.oneOf;
 	let out: GeminiSchema;
 	if (types.length === 0 && Array.isArray(union)) out = convertUnion(union, inner);
-	else if (types.length > 1) out = { anyOf: types.map((type) => convertTyped(schema, type, inner)) };
+	else if (types.length > 1)
+		out = { anyOf: types.map((type) => convertTyped(schema, type, inner)) };
 	else out = convertTyped(schema, types[0], inner);
 	// The outer description wins: it says what this use of a shared or unioned schema is for.
 	const text = withValuesNote(description ?? out.description, schema);
@@ -102,7 +103,10 @@ function convert(node: unknown, ctx: Context): GeminiSchema {
 }
 
 /** The node with its local `$ref` inlined (its own keywords win) and its `allOf` merged; undefined where recursion is cut. */
-function expand(node: unknown, ctx: Context): { schema: Record<string, unknown>; inner: Context } | undefined {
+function expand(
+	node: unknown,
+	ctx: Context,
+): { schema: Record<string, unknown>; inner: Context } | undefined {
 	let schema = isRecord(node) ? node : {};
 	let inner = ctx;
 	while (typeof schema.$ref === 'string') {
@@ -121,10 +125,18 @@ function expand(node: unknown, ctx: Context): { schema: Record<string, unknown>;
  * An allOf whose schemas agree on one type and hold no unions becomes one schema: properties and
  * required joined, other keywords from the first schema that has them. Any other allOf is dropped.
  */
-function mergeAllOf(node: Record<string, unknown>, allOf: unknown[], ctx: Context): Record<string, unknown> {
+function mergeAllOf(
+	node: Record<string, unknown>,
+	allOf: unknown[],
+	ctx: Context,
+): Record<string, unknown> {
 	const { allOf: _allOf, ...own } = node;
 	const schemas = [own, ...allOf.map((branch) => expand(branch, ctx)?.schema ?? {})];
-	const declared = new Set(schemas.filter((schema) => schema.type !== undefined).map((schema) => JSON.stringify(schema.type)));
+	const declared = new Set(
+		schemas
+			.filter((schema) => schema.type !== undefined)
+			.map((schema) => JSON.stringify(schema.type)),
+	);
 	const simple = declared.size <= 1 && schemas.every((schema) => !schema.anyOf && !schema.oneOf);
 	if (!simple) return own;
 	// Maps, not objects: a key such as "__proto__" must stay a key.
@@ -134,7 +146,8 @@ function mergeAllOf(node: Record<string, unknown>, allOf: unknown[], ctx: Contex
 	for (const schema of schemas) {
 		for (const [key, value] of Object.entries(schema)) {
 			if (key === 'properties' && isRecord(value)) {
-				for (const [name, property] of Object.entries(value)) if (!properties.has(name)) properties.set(name, property);
+				for (const [name, property] of Object.entries(value))
+					if (!properties.has(name)) properties.set(name, property);
 			} else if (key === 'required' && Array.isArray(value)) {
 				required.push(...value);
 			} else if (!merged.has(key)) {
@@ -152,15 +165,23 @@ function convertUnion(branches: unknown[], ctx: Context): GeminiSchema {
 	const kept = branches.filter((branch) => !isNullSchema(branch));
 	const nullable = kept.length < branches.length;
 	const converted = kept.map((branch) => convert(branch, ctx));
-	const out: GeminiSchema = converted.length === 1 ? converted[0] : converted.length > 1 ? { anyOf: converted } : {};
+	const out: GeminiSchema =
+		converted.length === 1 ? converted[0] : converted.length > 1 ? { anyOf: converted } : {};
 	return nullable ? { ...out, nullable: true } : out;
 }
 
-function convertTyped(schema: Record<string, unknown>, type: GeminiType | undefined, ctx: Context): GeminiSchema {
+function convertTyped(
+	schema: Record<string, unknown>,
+	type: GeminiType | undefined,
+	ctx: Context,
+): GeminiSchema {
 	const out: GeminiSchema = type ? { type } : {};
-	if (type && typeof schema.format === 'string' && FORMATS[type]?.includes(schema.format)) out.format = schema.format;
+	if (type && typeof schema.format === 'string' && FORMATS[type]?.includes(schema.format))
+		out.format = schema.format;
 	if (type === 'STRING') {
-		const strings = enumValues(schema)?.filter((value): value is string => typeof value === 'string');
+		const strings = enumValues(schema)?.filter(
+			(value): value is string => typeof value === 'string',
+		);
 		if (strings && strings.length > 0) out.enum = strings;
 	} else if (type === 'NUMBER' || type === 'INTEGER') {
 		if (isFiniteNumber(schema.minimum)) out.minimum = schema.minimum;
@@ -178,9 +199,13 @@ function convertTyped(schema: Record<string, unknown>, type: GeminiType | undefi
 
 /** Properties (a `false` one forbids the key, so it is left out) and the required names that exist among them. */
 function convertObject(schema: Record<string, unknown>, ctx: Context): GeminiSchema {
-	const declared = isRecord(schema.properties) ? Object.entries(schema.properties).filter(([, value]) => value !== false) : [];
+	const declared = isRecord(schema.properties)
+		? Object.entries(schema.properties).filter(([, value]) => value !== false)
+		: [];
 	const names = declared.map(([name]) => name);
-	const required = Array.isArray(schema.required) ? schema.required.filter((name) => names.includes(name)) : [];
+	const required = Array.isArray(schema.required)
+		? schema.required.filter((name) => names.includes(name))
+		: [];
 	return {
 		...(declared.length > 0 && {
 			properties: Object.fromEntries(declared.map(([name, value]) => [name, convert(value, ctx)])),
@@ -195,12 +220,19 @@ function typesOf(schema: Record<string, unknown>): { types: GeminiType[]; nullab
 	let names: unknown[];
 	if (schema.type !== undefined) names = [schema.type].flat();
 	else if (values) names = values.map(jsonType);
-	else if (['properties', 'required', 'additionalProperties'].some((key) => key in schema)) names = ['object'];
+	else if (['properties', 'required', 'additionalProperties'].some((key) => key in schema))
+		names = ['object'];
 	else if ('items' in schema) names = ['array'];
 	else names = [];
 	// Every integer is a number, so a mix is a number.
 	if (names.includes('number')) names = names.filter((name) => name !== 'integer');
-	const types = [...new Set(names.flatMap((name) => (typeof name === 'string' && Object.hasOwn(TYPES, name) ? [TYPES[name]] : [])))];
+	const types = [
+		...new Set(
+			names.flatMap((name) =>
+				typeof name === 'string' && Object.hasOwn(TYPES, name) ? [TYPES[name]] : [],
+			),
+		),
+	];
 	const nullable = names.includes('null') || (values?.includes(null) ?? false);
 	return { types, nullable };
 }
@@ -211,7 +243,10 @@ function enumValues(schema: Record<string, unknown>): unknown[] | undefined {
 }
 
 /** Gemini's enum holds strings only; other allowed values are told to the model in the description. */
-function withValuesNote(description: string | undefined, schema: Record<string, unknown>): string | undefined {
+function withValuesNote(
+	description: string | undefined,
+	schema: Record<string, unknown>,
+): string | undefined {
 	const values = enumValues(schema)?.filter((value) => value !== null);
 	if (!values || values.every((value) => typeof value === 'string')) return description;
 	const list = values.map((value) => JSON.stringify(value)).join(', ');
@@ -237,7 +272,8 @@ function jsonType(value: unknown): string {
  */
 export function geminiSchemaViolations(schema: unknown): string[] {
 	const violations: string[] = [];
-	if (!isRecord(schema) || schema.type !== 'OBJECT') violations.push('/: parameters must be type OBJECT');
+	if (!isRecord(schema) || schema.type !== 'OBJECT')
+		violations.push('/: parameters must be type OBJECT');
 	check(schema, '', violations);
 	return violations;
 }
@@ -250,35 +286,52 @@ function check(node: unknown, path: string, violations: string[]): void {
 		return;
 	}
 	const type = node.type as GeminiType | undefined;
-	if (type !== undefined && !Object.values(TYPES).includes(type)) fail(`type ${JSON.stringify(type)} is not a Gemini type`);
+	if (type !== undefined && !Object.values(TYPES).includes(type))
+		fail(`type ${JSON.stringify(type)} is not a Gemini type`);
 	for (const key of Object.keys(node)) {
 		if (!Object.hasOwn(KEYWORDS, key)) fail(`${key} is not a Gemini Schema keyword`);
-		else if (KEYWORDS[key] && !KEYWORDS[key].includes(type!)) fail(`${key} needs type ${KEYWORDS[key].join(' or ')}`);
+		else if (KEYWORDS[key] && !KEYWORDS[key].includes(type!))
+			fail(`${key} needs type ${KEYWORDS[key].join(' or ')}`);
 	}
 	if (type !== undefined && node.anyOf !== undefined) fail('type and anyOf together');
 	if (type === 'ARRAY' && node.items === undefined) fail('ARRAY without items');
 	if (node.format !== undefined && !FORMATS[type!]?.includes(node.format as string)) {
 		fail(`format ${JSON.stringify(node.format)} is not allowed for ${type}`);
 	}
-	if (node.enum !== undefined && !(Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((value) => typeof value === 'string'))) {
+	if (
+		node.enum !== undefined &&
+		!(
+			Array.isArray(node.enum) &&
+			node.enum.length > 0 &&
+			node.enum.every((value) => typeof value === 'string')
+		)
+	) {
 		fail('enum must be a non-empty list of strings');
 	}
-	if (node.description !== undefined && typeof node.description !== 'string') fail('description must be a string');
-	if (node.nullable !== undefined && typeof node.nullable !== 'boolean') fail('nullable must be a boolean');
-	for (const key of ['minItems', 'maxItems'] as const) if (node[key] !== undefined && !isCount(node[key])) fail(`${key} must be a count`);
-	for (const key of ['minimum', 'maximum'] as const) if (node[key] !== undefined && !isFiniteNumber(node[key])) fail(`${key} must be a number`);
+	if (node.description !== undefined && typeof node.description !== 'string')
+		fail('description must be a string');
+	if (node.nullable !== undefined && typeof node.nullable !== 'boolean')
+		fail('nullable must be a boolean');
+	for (const key of ['minItems', 'maxItems'] as const)
+		if (node[key] !== undefined && !isCount(node[key])) fail(`${key} must be a count`);
+	for (const key of ['minimum', 'maximum'] as const)
+		if (node[key] !== undefined && !isFiniteNumber(node[key])) fail(`${key} must be a number`);
 	const properties = node.properties;
 	if (properties !== undefined && !isRecord(properties)) fail('properties must be an object');
 	if (node.required !== undefined) {
 		const names = isRecord(properties) ? Object.keys(properties) : [];
 		const required = Array.isArray(node.required) ? node.required : [null];
 		const missing = required.filter((name) => typeof name !== 'string' || !names.includes(name));
-		if (missing.length > 0) fail(`required names ${JSON.stringify(missing)}, which properties does not declare`);
+		if (missing.length > 0)
+			fail(`required names ${JSON.stringify(missing)}, which properties does not declare`);
 	}
-	if (isRecord(properties)) for (const [name, value] of Object.entries(properties)) check(value, `${path}/properties/${name}`, violations);
+	if (isRecord(properties))
+		for (const [name, value] of Object.entries(properties))
+			check(value, `${path}/properties/${name}`, violations);
 	if (node.items !== undefined) check(node.items, `${path}/items`, violations);
 	if (node.anyOf !== undefined) {
-		if (!Array.isArray(node.anyOf) || node.anyOf.length === 0) fail('anyOf must be a non-empty list');
+		if (!Array.isArray(node.anyOf) || node.anyOf.length === 0)
+			fail('anyOf must be a non-empty list');
 		else node.anyOf.forEach((branch, i) => check(branch, `${path}/anyOf/${i}`, violations));
 	}
 }

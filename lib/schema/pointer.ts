@@ -7,7 +7,13 @@ export function resolvePointer(root: JsonSchema, ref: string): unknown {
 	let target: unknown = root;
 	for (const token of ref.slice(2).split('/')) {
 		const key = decodeURIComponent(token).replace(/~1/g, '/').replace(/~0/g, '~');
-		if (typeof target !== 'object' || target === null || Array.isArray(target) || !Object.hasOwn(target, key)) return undefined;
+		if (
+			typeof target !== 'object' ||
+			target === null ||
+			Array.isArray(target) ||
+			!Object.hasOwn(target, key)
+		)
+			return undefined;
 		target = (target as Record<string, unknown>)[key];
 	}
 	return target;

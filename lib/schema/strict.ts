@@ -11,14 +11,42 @@ import { resolvePointer } from './pointer';
 export type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
 
 const UNSUPPORTED = [
-	'oneOf', 'not', 'if', 'then', 'else', 'patternProperties', 'propertyNames',
-	'dependentRequired', 'dependentSchemas', 'dependencies', 'unevaluatedProperties', 'unevaluatedItems',
-	'minProperties', 'maxProperties', 'uniqueItems', 'contains', 'minContains', 'maxContains',
-	'prefixItems', 'additionalItems', '$anchor', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor',
+	'oneOf',
+	'not',
+	'if',
+	'then',
+	'else',
+	'patternProperties',
+	'propertyNames',
+	'dependentRequired',
+	'dependentSchemas',
+	'dependencies',
+	'unevaluatedProperties',
+	'unevaluatedItems',
+	'minProperties',
+	'maxProperties',
+	'uniqueItems',
+	'contains',
+	'minContains',
+	'maxContains',
+	'prefixItems',
+	'additionalItems',
+	'$anchor',
+	'$dynamicRef',
+	'$dynamicAnchor',
+	'$recursiveRef',
+	'$recursiveAnchor',
 ];
 // Keywords that only describe; they may sit beside `$ref` or a flattened `allOf`.
 const ANNOTATIONS = new Set([
-	'title', 'description', 'default', 'examples', '$comment', 'readOnly', 'writeOnly', 'deprecated',
+	'title',
+	'description',
+	'default',
+	'examples',
+	'$comment',
+	'readOnly',
+	'writeOnly',
+	'deprecated',
 ]);
 const DEFINITIONS = ['$defs', 'definitions'];
 
@@ -26,10 +54,12 @@ class Refusal extends Error {}
 
 export function toStrictSchema(schema: JsonSchema): StrictResult {
 	try {
-		if (typeof schema.$ref === 'string') refuse('', 'root is a $ref; strict mode needs an inline object schema');
+		if (typeof schema.$ref === 'string')
+			refuse('', 'root is a $ref; strict mode needs an inline object schema');
 		if (schema.anyOf !== undefined) refuse('', 'root must be type "object", not a union (anyOf)');
 		const strict = convert(schema, '', schema);
-		if (strict.type !== 'object') refuse('', `root must be type "object", got ${JSON.stringify(strict.type)}`);
+		if (strict.type !== 'object')
+			refuse('', `root must be type "object", got ${JSON.stringify(strict.type)}`);
 		return { ok: true, schema: strict };
 	} catch (error) {
 		if (error instanceof Refusal) return { ok: false, reason: error.message };
@@ -53,13 +83,18 @@ function convert(node: unknown, path: string, root: JsonSchema): JsonSchema {
 	const entries: Array<[string, unknown]> = [];
 	for (const [key, value] of Object.entries(node)) {
 		if (key === 'anyOf') {
-			if (!Array.isArray(value) || value.length === 0) refuse(path, 'anyOf must be a non-empty array');
+			if (!Array.isArray(value) || value.length === 0)
+				refuse(path, 'anyOf must be a non-empty array');
 			entries.push([key, value.map((branch, i) => convert(branch, `${path}/anyOf/${i}`, root))]);
 		} else if (key === 'items') {
-			if (!isRecord(value)) refuse(path, 'items must be one schema (tuple or boolean items are not supported)');
+			if (!isRecord(value))
+				refuse(path, 'items must be one schema (tuple or boolean items are not supported)');
 			entries.push([key, convert(value, `${path}/items`, root)]);
 		} else if (DEFINITIONS.includes(key) && isRecord(value)) {
-			entries.push([key, mapValues(value, (def, name) => convert(def, `${path}/${key}/${name}`, root))]);
+			entries.push([
+				key,
+				mapValues(value, (def, name) => convert(def, `${path}/${key}/${name}`, root)),
+			]);
 		} else if (!['properties', 'required', 'additionalProperties'].includes(key)) {
 			entries.push([key, value]);
 		}
@@ -76,10 +111,18 @@ function convert(node: unknown, path: string, root: JsonSchema): JsonSchema {
 }
 
 /** Closes an object and makes every property required, nullable where it was optional. */
-function closeObject(node: Record<string, unknown>, out: JsonSchema, path: string, root: JsonSchema): void {
+function closeObject(
+	node: Record<string, unknown>,
+	out: JsonSchema,
+	path: string,
+	root: JsonSchema,
+): void {
 	const additional = node.additionalProperties;
 	if (additional !== undefined && additional !== false) {
-		refuse(path, `additionalProperties must be false, got ${additional === true ? 'true' : 'a schema'}`);
+		refuse(
+			path,
+			`additionalProperties must be false, got ${additional === true ? 'true' : 'a schema'}`,
+		);
 	}
 	const properties = node.properties ?? {};
 	if (!isRecord(properties)) refuse(path, 'properties is not an object');
@@ -89,7 +132,9 @@ function closeObject(node: Record<string, unknown>, out: JsonSchema, path: strin
 	}
 	const required = node.required ?? [];
 	if (!Array.isArray(required)) refuse(path, 'required is not an array');
-	const missing = required.find((key) => typeof key !== 'string' || !Object.hasOwn(properties, key));
+	const missing = required.find(
+		(key) => typeof key !== 'string' || !Object.hasOwn(properties, key),
+	);
 	if (missing !== undefined) {
 		refuse(path, `required names ${JSON.stringify(missing)}, which properties does not declare`);
 	}
@@ -104,7 +149,8 @@ function closeObject(node: Record<string, unknown>, out: JsonSchema, path: strin
 /** Strict mode has no optional properties: an optional one must also accept null. */
 function nullable(schema: JsonSchema, root: JsonSchema): JsonSchema {
 	if (admitsNull(schema, root)) return schema;
-	if (schema.$ref !== undefined || schema.anyOf !== undefined) return { anyOf: [schema, { type: 'null' }] };
+	if (schema.$ref !== undefined || schema.anyOf !== undefined)
+		return { anyOf: [schema, { type: 'null' }] };
 	const types = [schema.type].flat();
 	const out: JsonSchema = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
 	if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
@@ -148,7 +194,10 @@ function follow(schema: unknown, root: JsonSchema): unknown {
  * that the ORIGINAL schema left optional and that does not accept null is dropped, so the tool
  * sees the argument as absent. Nested objects and array items are followed; anyOf is not.
  */
-export function dropAddedNulls(args: Record<string, unknown>, schema: JsonSchema): Record<string, unknown> {
+export function dropAddedNulls(
+	args: Record<string, unknown>,
+	schema: JsonSchema,
+): Record<string, unknown> {
 	return prune(args, schema, schema) as Record<string, unknown>;
 }
 
@@ -184,9 +233,11 @@ function checkRef(node: Record<string, unknown>, path: string, root: JsonSchema)
 	const ref = node.$ref;
 	if (typeof ref !== 'string') refuse(path, '$ref is not a string');
 	if (!ref.startsWith('#')) refuse(path, `remote $ref ${JSON.stringify(ref)} is not supported`);
-	if (resolvePointer(root, ref) === undefined) refuse(path, `$ref ${JSON.stringify(ref)} does not resolve`);
+	if (resolvePointer(root, ref) === undefined)
+		refuse(path, `$ref ${JSON.stringify(ref)} does not resolve`);
 	const siblings = Object.keys(node).filter((key) => key !== '$ref' && !ANNOTATIONS.has(key));
-	if (siblings.length > 0) refuse(path, `$ref beside ${siblings.join(', ')} is not supported in strict mode`);
+	if (siblings.length > 0)
+		refuse(path, `$ref beside ${siblings.join(', ')} is not supported in strict mode`);
 	return { ...node };
 }
 
@@ -199,7 +250,8 @@ function inferType(node: Record<string, unknown>): JsonSchema['type'] {
 		if (types.has('number')) types.delete('integer');
 		return types.size === 1 ? [...types][0] : [...types];
 	}
-	if (['properties', 'required', 'additionalProperties'].some((key) => key in node)) return 'object';
+	if (['properties', 'required', 'additionalProperties'].some((key) => key in node))
+		return 'object';
 	if ('items' in node) return 'array';
 	return undefined;
 }
@@ -220,6 +272,9 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Like Object.fromEntries over mapped values; safe for keys such as "__proto__". */
-function mapValues(record: Record<string, unknown>, map: (value: unknown, key: string) => unknown): JsonSchema {
+function mapValues(
+	record: Record<string, unknown>,
+	map: (value: unknown, key: string) => unknown,
+): JsonSchema {
 	return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value, key)]));
 }

@@ -57,7 +57,8 @@ export class SchemaValidator {
 
 	private compileUncached(schema: JsonSchema): Compiled {
 		const { $schema, ...rest } = schema;
-		const ajv = typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? this.draft07 : this.draft2020;
+		const ajv =
+			typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? this.draft07 : this.draft2020;
 		try {
 			return { validate: ajv.compile(rest) };
 		} catch (error) {
@@ -79,7 +80,8 @@ function withFormats<T extends Ajv>(ajv: T): T {
 function toIssue(error: ErrorObject): SchemaIssue {
 	const params = error.params as Record<string, unknown>;
 	let message = error.message ?? 'is invalid';
-	if (error.keyword === 'additionalProperties') message = `has an undeclared property '${String(params.additionalProperty)}'`;
+	if (error.keyword === 'additionalProperties')
+		message = `has an undeclared property '${String(params.additionalProperty)}'`;
 	if (error.keyword === 'enum') message = `must be one of ${JSON.stringify(params.allowedValues)}`;
 	return { instancePath: error.instancePath, schemaPath: error.schemaPath, message };
 }
@@ -90,6 +92,7 @@ export function describeIssues(issues: SchemaIssue[]): string {
 		const where = issue.instancePath === '' ? 'the arguments object' : `'${issue.instancePath}'`;
 		return `- ${where} ${issue.message} (schema rule ${issue.schemaPath})`;
 	});
-	if (issues.length > MAX_REPORTED_ISSUES) lines.push(`- and ${issues.length - MAX_REPORTED_ISSUES} more`);
+	if (issues.length > MAX_REPORTED_ISSUES)
+		lines.push(`- and ${issues.length - MAX_REPORTED_ISSUES} more`);
 	return lines.join('\n');
 }

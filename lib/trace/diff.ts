@@ -1,6 +1,13 @@
 import { canonicalJson } from '../json/canonical';
 import type { RecordedEntry } from './read';
-import { compareSteps, describeFacts, storyOf, type StoryFacts, type StoryStep, type StoryStepName } from './story';
+import {
+	compareSteps,
+	describeFacts,
+	storyOf,
+	type StoryFacts,
+	type StoryStep,
+	type StoryStepName,
+} from './story';
 
 /** One step of either story; `left` or `right` is null where that story has no such step. */
 export interface DiffRow {
@@ -30,7 +37,10 @@ export interface TraceDiff {
 	rows: DiffRow[];
 }
 
-export function diffTraces(left: readonly RecordedEntry[], right: readonly RecordedEntry[]): TraceDiff {
+export function diffTraces(
+	left: readonly RecordedEntry[],
+	right: readonly RecordedEntry[],
+): TraceDiff {
 	return diffStories(storyOf(left), storyOf(right));
 }
 
@@ -43,11 +53,21 @@ export function diffStories(left: readonly StoryStep[], right: readonly StorySte
 		const leftStep = order <= 0 ? left[l++] : undefined;
 		const rightStep = order >= 0 ? right[r++] : undefined;
 		const { step, round, label } = (leftStep ?? rightStep)!;
-		const same = !!leftStep && !!rightStep && canonicalJson(leftStep.facts) === canonicalJson(rightStep.facts);
-		rows.push({ step, round, label, left: leftStep?.facts ?? null, right: rightStep?.facts ?? null, same });
+		const same =
+			!!leftStep && !!rightStep && canonicalJson(leftStep.facts) === canonicalJson(rightStep.facts);
+		rows.push({
+			step,
+			round,
+			label,
+			left: leftStep?.facts ?? null,
+			right: rightStep?.facts ?? null,
+			same,
+		});
 	}
 	const index = rows.findIndex((row) => !row.same);
-	return index === -1 ? { equal: true, rows } : { equal: false, firstDivergence: divergenceAt(rows, index), rows };
+	return index === -1
+		? { equal: true, rows }
+		: { equal: false, firstDivergence: divergenceAt(rows, index), rows };
 }
 
 function divergenceAt(rows: readonly DiffRow[], index: number): Divergence {
@@ -55,9 +75,16 @@ function divergenceAt(rows: readonly DiffRow[], index: number): Divergence {
 	const at = { index, step, round };
 	if (!left || !right) {
 		const side = left ? 'left' : 'right';
-		return { ...at, what: `${label}: only in the ${side} trace`, left: left && describeFacts(left), right: right && describeFacts(right) };
+		return {
+			...at,
+			what: `${label}: only in the ${side} trace`,
+			left: left && describeFacts(left),
+			right: right && describeFacts(right),
+		};
 	}
-	const differing = [...new Set([...Object.keys(left), ...Object.keys(right)])].filter((name) => left[name] !== right[name]);
+	const differing = [...new Set([...Object.keys(left), ...Object.keys(right)])].filter(
+		(name) => left[name] !== right[name],
+	);
 	// Facts of different kinds (tool calls against an answer) read best whole.
 	if (differing.some((name) => left[name] === undefined || right[name] === undefined)) {
 		return { ...at, what: label, left: describeFacts(left), right: describeFacts(right) };

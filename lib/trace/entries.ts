@@ -52,9 +52,14 @@ export function traceEntry(
 	if (payload === undefined) return entry;
 	const bytes = new TextEncoder().encode(JSON.stringify(entry.payload)).length;
 	const { payload: kept, ...metadata } = entry;
-	if (policy.payloads === 'metadata') return { ...metadata, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
+	if (policy.payloads === 'metadata')
+		return { ...metadata, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
 	if (bytes > policy.maxPayloadBytes) {
-		return { ...metadata, bytes, payloadOmitted: `larger than the ${Math.round(policy.maxPayloadBytes / 1024)} KB payload limit` };
+		return {
+			...metadata,
+			bytes,
+			payloadOmitted: `larger than the ${Math.round(policy.maxPayloadBytes / 1024)} KB payload limit`,
+		};
 	}
 	return { ...metadata, bytes, payload: kept };
 }

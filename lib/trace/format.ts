@@ -21,7 +21,12 @@ export function formatDiff(diff: TraceDiff): string {
 	]);
 	const table = [header, ...rows];
 	const widths = header.map((_, column) => Math.max(...table.map((line) => line[column].length)));
-	const lines = table.map((line) => line.map((value, column) => value.padEnd(widths[column])).join('  ').trimEnd());
+	const lines = table.map((line) =>
+		line
+			.map((value, column) => value.padEnd(widths[column]))
+			.join('  ')
+			.trimEnd(),
+	);
 	return `${[...lines, '', summary(diff)].join('\n')}\n`;
 }
 
@@ -33,7 +38,10 @@ function cell(facts: StoryFacts | null): string {
 
 function summary(diff: TraceDiff): string {
 	const { firstDivergence: first, rows } = diff;
-	if (!first) return rows.length === 0 ? 'Equal: neither trace has a step to compare.' : `Equal: the traces agree on all ${rows.length} steps.`;
+	if (!first)
+		return rows.length === 0
+			? 'Equal: neither trace has a step to compare.'
+			: `Equal: the traces agree on all ${rows.length} steps.`;
 	const differing = rows.filter((row) => !row.same).length;
 	// Multi-line values (tool output) keep their lines, indented under the label.
 	const full = (value: string | null) => (value ?? MISSING).replace(/\n/g, '\n         ');
@@ -53,7 +61,9 @@ function summary(diff: TraceDiff): string {
 export function formatStory(steps: readonly StoryStep[]): string {
 	const labelWidth = Math.max(0, ...steps.map((step) => step.label.length));
 	const lines = steps.map((step) => {
-		const readable = Object.fromEntries(Object.entries(step.facts).filter(([name]) => name !== 'schemas'));
+		const readable = Object.fromEntries(
+			Object.entries(step.facts).filter(([name]) => name !== 'schemas'),
+		);
 		return `round ${step.round}  ${step.label.padEnd(labelWidth)}  ${describeFacts(readable)}`;
 	});
 	return `${lines.join('\n')}\n`;

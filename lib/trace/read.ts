@@ -15,7 +15,8 @@ export interface RecordedEntry extends TraceEntry {
 /** What a user handed in is not a trace; the message says what was expected. */
 export class TraceReadError extends Error {}
 
-const EXPECTED = 'an item\'s json with a "trace" list, a list of trace entries, or JSON Lines with one entry per line';
+const EXPECTED =
+	'an item\'s json with a "trace" list, a list of trace entries, or JSON Lines with one entry per line';
 
 /**
  * A trace from what users have: an item's json (`{ trace: [...] }`), a list of entries, or the
@@ -38,8 +39,10 @@ function readTraceText(text: string): RecordedEntry[] {
 		return checkEntries(parseJsonLines(text));
 	} catch (error) {
 		// A first line that is no JSON either means a broken JSON document, not broken JSON Lines.
-		if (error instanceof JsonLinesError && error.line > 1) throw new TraceReadError(`Not JSON Lines: ${error.message}`);
-		if (error instanceof JsonLinesError) throw new TraceReadError(`Not JSON: ${documentError.message}`);
+		if (error instanceof JsonLinesError && error.line > 1)
+			throw new TraceReadError(`Not JSON Lines: ${error.message}`);
+		if (error instanceof JsonLinesError)
+			throw new TraceReadError(`Not JSON: ${documentError.message}`);
 		throw error;
 	}
 }
@@ -47,7 +50,10 @@ function readTraceText(text: string): RecordedEntry[] {
 function readTraceValue(value: unknown): RecordedEntry[] {
 	if (Array.isArray(value)) return checkEntries(value);
 	if (isRecord(value) && 'trace' in value) {
-		if (!Array.isArray(value.trace)) throw new TraceReadError(`The item's "trace" must be a list, but it is ${describeType(value.trace)}`);
+		if (!Array.isArray(value.trace))
+			throw new TraceReadError(
+				`The item's "trace" must be a list, but it is ${describeType(value.trace)}`,
+			);
 		return checkEntries(value.trace);
 	}
 	// JSON Lines of a single entry is also a JSON document.
@@ -57,10 +63,13 @@ function readTraceValue(value: unknown): RecordedEntry[] {
 
 function checkEntries(values: readonly unknown[]): RecordedEntry[] {
 	for (const [index, value] of values.entries()) {
-		if (!isEntry(value)) throw new TraceReadError(`Trace entry ${index + 1} has no "step": ${excerpt(value)}`);
+		if (!isEntry(value))
+			throw new TraceReadError(`Trace entry ${index + 1} has no "step": ${excerpt(value)}`);
 		const { round } = value;
 		if (round !== undefined && !(Number.isInteger(round) && (round as number) >= 0)) {
-			throw new TraceReadError(`Trace entry ${index + 1} (${value.step}) has a "round" that is not a whole number: ${excerpt(round)}`);
+			throw new TraceReadError(
+				`Trace entry ${index + 1} (${value.step}) has a "round" that is not a whole number: ${excerpt(round)}`,
+			);
 		}
 	}
 	return values as RecordedEntry[];

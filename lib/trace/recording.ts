@@ -53,44 +53,77 @@ export class Recording {
 	/** The tools a server listed at this point of the recorded run, and the server as it was then. */
 	toolsList(round: number): { server: Record<string, unknown>; tools: McpTool[] } {
 		const entry = this.find('tools.list', round, () => true);
-		const server = typeof entry.server === 'object' && entry.server !== null ? (entry.server as Record<string, unknown>) : {};
+		const server =
+			typeof entry.server === 'object' && entry.server !== null
+				? (entry.server as Record<string, unknown>)
+				: {};
 		return { server, tools: payloadOf(entry) as McpTool[] };
 	}
 
 	/** The recorded result of one call, after checking that the same tool and arguments were sent then. */
-	toolResult(round: number, callId: string, name: string, args: Record<string, unknown>): CallToolResult {
+	toolResult(
+		round: number,
+		callId: string,
+		name: string,
+		args: Record<string, unknown>,
+	): CallToolResult {
 		const sameCall = (entry: TraceEntry) => entry.callId === callId;
-		const called = this.entries.some((entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry));
+		const called = this.entries.some(
+			(entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry),
+		);
 		if (!called) {
-			throw new ReplayDriftError('tools.call.request', round, `the recording did not call the server for call ${callId} (${name}), this run does`);
+			throw new ReplayDriftError(
+				'tools.call.request',
+				round,
+				`the recording did not call the server for call ${callId} (${name}), this run does`,
+			);
 		}
 		const request = this.find('tools.call.request', round, sameCall);
 		this.expectSame('tools.call.request', round, payloadOf(request), { name, arguments: args });
 		const resultEntry = this.find('tools.call.result', round, sameCall);
 		const result = payloadOf(resultEntry) as CallToolResult | { error: string };
-		if ('error' in result) throw new RecordedFailure(resultEntry.status as CallFailureStatus, String(result.error));
+		if ('error' in result)
+			throw new RecordedFailure(resultEntry.status as CallFailureStatus, String(result.error));
 		return withoutBinaryReferences(result);
 	}
 
-	private find(step: TraceStep, round: number, matches: (entry: TraceEntry) => boolean): TraceEntry {
-		const candidates = this.entries.filter((candidate) => candidate.step === step && candidate.round === round && matches(candidate));
+	private find(
+		step: TraceStep,
+		round: number,
+		matches: (entry: TraceEntry) => boolean,
+	): TraceEntry {
+		const candidates = this.entries.filter(
+			(candidate) => candidate.step === step && candidate.round === round && matches(candidate),
+		);
 		const entry = candidates.find((candidate) => candidate.node === this.node) ?? candidates[0];
 		if (entry) return entry;
 		const rounds = new Set(this.entries.map((candidate) => candidate.round));
-		throw new ReplayDriftError(step, round, `the recording has no such step (its rounds: ${[...rounds].join(', ') || 'none'})`);
+		throw new ReplayDriftError(
+			step,
+			round,
+			`the recording has no such step (its rounds: ${[...rounds].join(', ') || 'none'})`,
+		);
 	}
 
 	private expectSame(step: TraceStep, round: number, recorded: unknown, now: unknown): void {
 		const difference = firstDifference(recorded, this.redact(now));
 		if (!difference) return;
 		const where = difference.path === '' ? 'the whole payload' : difference.path;
-		throw new ReplayDriftError(step, round, `${where} was ${excerpt(difference.left)} in the recording and is ${excerpt(difference.right)} now`);
+		throw new ReplayDriftError(
+			step,
+			round,
+			`${where} was ${excerpt(difference.left)} in the recording and is ${excerpt(difference.right)} now`,
+		);
 	}
 }
 
 function payloadOf(entry: TraceEntry): unknown {
 	if (entry.payload === undefined) {
-		throw new ReplayDriftError(entry.step as TraceStep, Number(entry.round), `the recording kept no payload for this step (${entry.payloadOmitted ?? 'left out'})`);
+		throw new ReplayDriftError(
+			entry.step as TraceStep,
+			Number(entry.round),
+			`the recording kept no payload for this step (${entry.payloadOmitted ?? 'left out'})`,
+		);
 	}
 	return entry.payload;
 }
@@ -98,10 +131,18 @@ function payloadOf(entry: TraceEntry): unknown {
 /** Recorded results name the binary property their bytes went to; the bytes themselves are not in the trace. */
 function withoutBinaryReferences(result: CallToolResult): CallToolResult {
 	const content = (result.content ?? []).map((part) => {
-		const data = part.type === 'image' || part.type === 'audio' ? part.data : part.type === 'resource' && 'blob' in part.resource ? part.resource.blob : undefined;
+		const data =
+			part.type === 'image' || part.type === 'audio'
+				? part.data
+				: part.type === 'resource' && 'blob' in part.resource
+					? part.resource.blob
+					: undefined;
 		if (typeof data === 'string' || data === undefined) return part;
 		const { binaryProperty, bytes } = data as { binaryProperty?: string; bytes?: number };
-		return { type: 'text' as const, text: `[${part.type} of ${bytes} bytes, recorded as binary '${binaryProperty}'; not part of a replay]` };
+		return {
+			type: 'text' as const,
+			text: `[${part.type} of ${bytes} bytes, recorded as binary '${binaryProperty}'; not part of a replay]`,
+		};
 	});
 	return { ...result, content };
 }

@@ -5,7 +5,8 @@ import { canonicalJson, fingerprint } from '../json/canonical';
 import { TraceReadError, type RecordedEntry } from './read';
 
 /** What two runs of a conversation are compared on, round by round. */
-export type StoryStepName = 'tools.list' | 'tools.offered' | 'model.choice' | 'call.arguments' | 'call.result';
+export type StoryStepName =
+	'tools.list' | 'tools.offered' | 'model.choice' | 'call.arguments' | 'call.result';
 
 /** A step's comparable facts as text: two runs agree on a step when its facts are equal. */
 export type StoryFacts = Record<string, string>;
@@ -26,7 +27,6 @@ const OFFERED = 1;
 const CHOSEN = 2;
 const CALLED = 3;
 const LISTED_LAST = 4;
-
 
 // Responses are parsed for their calls only; the names the node mapped back are in the entry's `toolCalls`.
 const VENDOR_NAMES: ToolNameMap = { toVendor: (name) => name, fromVendor: (name) => name };
@@ -49,7 +49,10 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 		const round = entry.round ?? (entry.step === 'model.request' ? requests + 1 : requests);
 		switch (entry.step) {
 			case 'tools.list': {
-				const server = isRecord(entry.server) && typeof entry.server.label === 'string' ? entry.server.label : '';
+				const server =
+					isRecord(entry.server) && typeof entry.server.label === 'string'
+						? entry.server.label
+						: '';
 				const listing = `${round} ${server}`;
 				const occurrence = listings.get(listing) ?? 0;
 				listings.set(listing, occurrence + 1);
@@ -61,11 +64,23 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 			case 'model.request':
 				requests++;
 				requestedRounds.add(round);
-				steps.push({ step: 'tools.offered', round, place: [OFFERED], label: 'tools offered', facts: offeredFacts(entry) });
+				steps.push({
+					step: 'tools.offered',
+					round,
+					place: [OFFERED],
+					label: 'tools offered',
+					facts: offeredFacts(entry),
+				});
 				break;
 			case 'model.response':
 				for (const id of calledIds(entry)) calls.positionOf(round, id);
-				steps.push({ step: 'model.choice', round, place: [CHOSEN], label: 'model choice', facts: choiceFacts(entry, index) });
+				steps.push({
+					step: 'model.choice',
+					round,
+					place: [CHOSEN],
+					label: 'model choice',
+					facts: choiceFacts(entry, index),
+				});
 				break;
 			case 'arguments.validation':
 			case 'tools.call.result': {
@@ -85,7 +100,10 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 }
 
 /** Orders steps by round, then by place: negative when `a` comes first, 0 when they are compared. */
-export function compareSteps(a: Pick<StoryStep, 'round' | 'place'>, b: Pick<StoryStep, 'round' | 'place'>): number {
+export function compareSteps(
+	a: Pick<StoryStep, 'round' | 'place'>,
+	b: Pick<StoryStep, 'round' | 'place'>,
+): number {
 	if (a.round !== b.round) return a.round - b.round;
 	for (let index = 0; index < Math.max(a.place.length, b.place.length); index++) {
 		const [left, right] = [a.place[index], b.place[index]];
@@ -117,7 +135,9 @@ class CallPositions {
 }
 
 function calledIds(entry: RecordedEntry): string[] {
-	return recordsOf(entry.toolCalls).flatMap((call) => (typeof call.id === 'string' ? [call.id] : []));
+	return recordsOf(entry.toolCalls).flatMap((call) =>
+		typeof call.id === 'string' ? [call.id] : [],
+	);
 }
 
 function calledNames(entry: RecordedEntry): string[] {
@@ -125,10 +145,14 @@ function calledNames(entry: RecordedEntry): string[] {
 }
 
 function listedFacts(entry: RecordedEntry): StoryFacts {
-	if (entry.payload === undefined) return omitted({ toolCount: entry.toolCount, listHash: entry.listHash });
+	if (entry.payload === undefined)
+		return omitted({ toolCount: entry.toolCount, listHash: entry.listHash });
 	const listed = isRecord(entry.payload) ? entry.payload.tools : entry.payload;
 	return toolFacts(
-		recordsOf(listed).map((tool) => ({ name: tool.name, schema: { inputSchema: tool.inputSchema, outputSchema: tool.outputSchema } })),
+		recordsOf(listed).map((tool) => ({
+			name: tool.name,
+			schema: { inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
+		})),
 	);
 }
 
@@ -137,29 +161,43 @@ function offeredFacts(entry: RecordedEntry): StoryFacts {
 	const declared = isRecord(entry.payload) ? recordsOf(entry.payload.tools) : [];
 	// Gemini groups its functions in one tool; Chat Completions and Ollama wrap each in `function`.
 	const definitions = declared
-		.flatMap((tool) => (Array.isArray(tool.functionDeclarations) ? recordsOf(tool.functionDeclarations) : [tool]))
+		.flatMap((tool) =>
+			Array.isArray(tool.functionDeclarations) ? recordsOf(tool.functionDeclarations) : [tool],
+		)
 		.map((tool) => (isRecord(tool.function) ? tool.function : tool));
 	return toolFacts(
-		definitions.map((tool) => ({ name: tool.name, schema: tool.parameters ?? tool.input_schema ?? tool.parametersJsonSchema })),
+		definitions.map((tool) => ({
+			name: tool.name,
+			schema: tool.parameters ?? tool.input_schema ?? tool.parametersJsonSchema,
+		})),
 	);
 }
 
 /** Tool names and one hash of their schemas; the order they were listed in does not count. */
 function toolFacts(tools: Array<{ name: unknown; schema: unknown }>): StoryFacts {
-	const named = tools.filter((tool): tool is { name: string; schema: unknown } => typeof tool.name === 'string');
+	const named = tools.filter(
+		(tool): tool is { name: string; schema: unknown } => typeof tool.name === 'string',
+	);
 	return {
-		tools: named.map((tool) => tool.name).sort().join(', ') || '(none)',
+		tools:
+			named
+				.map((tool) => tool.name)
+				.sort()
+				.join(', ') || '(none)',
 		schemas: fingerprint(Object.fromEntries(named.map((tool) => [tool.name, tool.schema ?? null]))),
 	};
 }
 
 function choiceFacts(entry: RecordedEntry, index: number): StoryFacts {
 	const names = calledNames(entry);
-	if (entry.payload === undefined) return omitted(names.length > 0 ? { tools: names.join(', ') } : {});
+	if (entry.payload === undefined)
+		return omitted(names.length > 0 ? { tools: names.join(', ') } : {});
 	const dialect: Dialect | undefined = DIALECTS[String(entry.dialect) as keyof typeof DIALECTS];
 	if (!dialect) {
 		const known = Object.keys(DIALECTS).join(', ');
-		throw new TraceReadError(`Trace entry ${index + 1} (model.response) has dialect ${excerpt(entry.dialect)}; expected one of ${known}`);
+		throw new TraceReadError(
+			`Trace entry ${index + 1} (model.response) has dialect ${excerpt(entry.dialect)}; expected one of ${known}`,
+		);
 	}
 	let turn: ModelTurn;
 	try {
@@ -169,14 +207,22 @@ function choiceFacts(entry: RecordedEntry, index: number): StoryFacts {
 	}
 	if (turn.toolCalls.length === 0) return { answer: turn.message.content ?? '' };
 	// Text beside tool calls ("Let me look that up") changes from run to run; the calls are the choice.
-	const called = turn.toolCalls.map((call) => (call.arguments ? canonicalJson(call.arguments) : JSON.stringify(call.rawArguments)));
-	return { tools: turn.toolCalls.map((call, position) => names[position] ?? call.name).join(', '), arguments: `[${called.join(',')}]` };
+	const called = turn.toolCalls.map((call) =>
+		call.arguments ? canonicalJson(call.arguments) : JSON.stringify(call.rawArguments),
+	);
+	return {
+		tools: turn.toolCalls.map((call, position) => names[position] ?? call.name).join(', '),
+		arguments: `[${called.join(',')}]`,
+	};
 }
 
 function argumentFacts(entry: RecordedEntry): StoryFacts {
 	const validation = String(entry.status ?? '');
 	if (entry.payload === undefined) return omitted({ validation });
-	return { validation, arguments: typeof entry.payload === 'string' ? entry.payload : canonicalJson(entry.payload) };
+	return {
+		validation,
+		arguments: typeof entry.payload === 'string' ? entry.payload : canonicalJson(entry.payload),
+	};
 }
 
 function resultFacts(entry: RecordedEntry): StoryFacts {
@@ -187,18 +233,25 @@ function resultFacts(entry: RecordedEntry): StoryFacts {
 		return { status, content: typeof result === 'string' ? result : canonicalJson(result) };
 	}
 	// Text as it reads; other parts (images, audio, resources) as their JSON, which names their binary data.
-	const content = result.content.map((part) => (isRecord(part) && part.type === 'text' ? String(part.text ?? '') : canonicalJson(part)));
+	const content = result.content.map((part) =>
+		isRecord(part) && part.type === 'text' ? String(part.text ?? '') : canonicalJson(part),
+	);
 	return {
 		status,
 		content: content.join('\n'),
-		...(result.structuredContent !== undefined && { structuredContent: canonicalJson(result.structuredContent) }),
+		...(result.structuredContent !== undefined && {
+			structuredContent: canonicalJson(result.structuredContent),
+		}),
 	};
 }
 
 /** The facts a step without its payload still has: its metadata, and that the payload is missing. */
 function omitted(metadata: Record<string, unknown>): StoryFacts {
 	const known = Object.entries(metadata).filter(([, value]) => value !== undefined);
-	return { ...Object.fromEntries(known.map(([name, value]) => [name, String(value)])), payload: 'omitted' };
+	return {
+		...Object.fromEntries(known.map(([name, value]) => [name, String(value)])),
+		payload: 'omitted',
+	};
 }
 
 function recordsOf(value: unknown): Array<Record<string, unknown>> {

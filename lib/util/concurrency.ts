@@ -1,5 +1,9 @@
 /** Maps with at most `limit` calls in flight; results keep the input order. */
-export async function mapConcurrently<T, R>(inputs: readonly T[], limit: number, map: (input: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrently<T, R>(
+	inputs: readonly T[],
+	limit: number,
+	map: (input: T, index: number) => Promise<R>,
+): Promise<R[]> {
 	const results = new Array<R>(inputs.length);
 	let next = 0;
 	const worker = async () => {

@@ -1,4 +1,10 @@
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 import { secretsOf } from '../../lib/mcp';
 import { processItems } from '../shared/items';
 import { redactionOf } from '../shared/traceOptions';
@@ -17,8 +23,10 @@ export class McpClient implements INodeType {
 		icon: { light: 'file:mcp.svg', dark: 'file:mcp.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ { listTools: "List Tools", executeToolCalls: "Execute Tool Calls", callTool: "Call Tool" }[$parameter["operation"]] }}',
-		description: 'List the tools of an MCP server, and check and execute the tool calls a model made',
+		subtitle:
+			'={{ { listTools: "List Tools", executeToolCalls: "Execute Tool Calls", callTool: "Call Tool" }[$parameter["operation"]] }}',
+		description:
+			'List the tools of an MCP server, and check and execute the tool calls a model made',
 		defaults: { name: 'MCP Client' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -48,14 +56,20 @@ export class McpClient implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const operation = this.getNodeParameter('operation', 0) as 'listTools' | 'executeToolCalls' | 'callTool';
+		const operation = this.getNodeParameter('operation', 0) as
+			'listTools' | 'executeToolCalls' | 'callTool';
 		// A dry run answers from its recording: no server, so no credential is needed.
 		const dryRun = operation !== 'callTool' && this.getNodeParameter('dryRun', 0, 'off') !== 'off';
 		const config = dryRun ? undefined : await serverConfigOf(this);
-		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, config ? secretsOf(config) : []);
-		if (operation === 'listTools') return processItems(this, 1, Infinity, listTools(this, config, redaction), redaction);
+		const redaction = (itemIndex: number) =>
+			redactionOf(this, itemIndex, config ? secretsOf(config) : []);
+		if (operation === 'listTools')
+			return processItems(this, 1, Infinity, listTools(this, config, redaction), redaction);
 		const settings = callSettingsOf(this);
-		const processItem = operation === 'callTool' ? callTool(this, config!, settings, redaction) : executeToolCalls(this, config, settings, redaction);
+		const processItem =
+			operation === 'callTool'
+				? callTool(this, config!, settings, redaction)
+				: executeToolCalls(this, config, settings, redaction);
 		return processItems(this, 1, settings.concurrency, processItem, redaction);
 	}
 }

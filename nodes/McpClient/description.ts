@@ -12,7 +12,11 @@ export const properties: INodeProperties[] = [
 		noDataExpression: true,
 		default: 'stdio',
 		options: [
-			{ name: 'Command Line (STDIO)', value: 'stdio', description: 'Start the server as a process on the n8n machine' },
+			{
+				name: 'Command Line (STDIO)',
+				value: 'stdio',
+				description: 'Start the server as a process on the n8n machine',
+			},
 			{ name: 'HTTP', value: 'http', description: 'Streamable HTTP or legacy SSE' },
 		],
 	},
@@ -33,7 +37,8 @@ export const properties: INodeProperties[] = [
 				name: 'Execute Tool Calls',
 				value: 'executeToolCalls',
 				action: 'Execute the pending tool calls',
-				description: "Check and run each conversation's pending tool calls, then append the results",
+				description:
+					"Check and run each conversation's pending tool calls, then append the results",
 			},
 			{
 				name: 'Call Tool',
@@ -154,7 +159,8 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 60000,
-				description: 'How long one tool call may take. Each progress notification from the server restarts the wait.',
+				description:
+					'How long one tool call may take. Each progress notification from the server restarts the wait.',
 			},
 			{
 				displayName: 'On Tool Error',
@@ -165,7 +171,8 @@ export const properties: INodeProperties[] = [
 					{
 						name: 'Send to the Model',
 						value: 'toModel',
-						description: 'A tool message flagged as an error, saying what went wrong, so the model can correct itself',
+						description:
+							'A tool message flagged as an error, saying what went wrong, so the model can correct itself',
 					},
 					{ name: 'Fail the Node', value: 'failNode' },
 				],
@@ -176,7 +183,8 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 4,
-				description: 'How many items (conversations) run at once. The calls of one item always run in order.',
+				description:
+					'How many items (conversations) run at once. The calls of one item always run in order.',
 			},
 		],
 	},
@@ -189,4 +197,3 @@ export const properties: INodeProperties[] = [
 	}),
 	traceOptionsProperty,
 ];
-

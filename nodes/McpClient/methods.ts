@@ -14,35 +14,53 @@ import { CREDENTIAL_TYPES, serverConfigFromCredentials, type ConnectionType } fr
 /** The editor's view of the live `tools/list`, through the same pooled connection as executions. */
 async function liveTools(context: ILoadOptionsFunctions): Promise<McpTool[]> {
 	const connectionType = context.getNodeParameter('connectionType', 'stdio') as ConnectionType;
-	const config = serverConfigFromCredentials(connectionType, await context.getCredentials(CREDENTIAL_TYPES[connectionType]));
+	const config = serverConfigFromCredentials(
+		connectionType,
+		await context.getCredentials(CREDENTIAL_TYPES[connectionType]),
+	);
 	return sharedPool.use(config, (connection) => connection.listTools({ fresh: true }));
 }
 
 export async function getToolNames(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const tools = await liveTools(this);
-	return tools.map((tool) => ({ name: tool.title ?? tool.name, value: tool.name, description: tool.description }));
+	return tools.map((tool) => ({
+		name: tool.title ?? tool.name,
+		value: tool.name,
+		description: tool.description,
+	}));
 }
 
-export async function searchTools(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchTools(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const needle = filter?.toLowerCase() ?? '';
 	const tools = await liveTools(this);
 	return {
 		results: tools
 			.filter((tool) => `${tool.name} ${tool.title ?? ''}`.toLowerCase().includes(needle))
-			.map((tool) => ({ name: tool.title ?? tool.name, value: tool.name, description: tool.description })),
+			.map((tool) => ({
+				name: tool.title ?? tool.name,
+				value: tool.name,
+				description: tool.description,
+			})),
 	};
 }
 
-export async function getToolArgumentFields(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
+export async function getToolArgumentFields(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
 	const toolName = this.getNodeParameter('tool', '', { extractValue: true }) as string;
 	const tool = (await liveTools(this)).find((candidate) => candidate.name === toolName);
 	if (!tool) return { fields: [], emptyFieldsNotice: `The server has no tool named '${toolName}'` };
 	// The form shows names and types; descriptions stay in the tool's schema.
-	const fields = schemaToFormFields(tool.inputSchema).map(({ description: _description, ...field }) => ({
-		...field,
-		defaultMatch: false,
-		display: true,
-	}));
+	const fields = schemaToFormFields(tool.inputSchema).map(
+		({ description: _description, ...field }) => ({
+			...field,
+			defaultMatch: false,
+			display: true,
+		}),
+	);
 	return { fields };
 }
 
@@ -51,11 +69,17 @@ export async function mcpServerConnection(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
-	const connectionType = (Object.keys(CREDENTIAL_TYPES) as ConnectionType[]).find((type) => CREDENTIAL_TYPES[type] === credential.type);
-	if (!connectionType || !credential.data) return { status: 'Error', message: `Not an MCP server credential: ${credential.type}` };
+	const connectionType = (Object.keys(CREDENTIAL_TYPES) as ConnectionType[]).find(
+		(type) => CREDENTIAL_TYPES[type] === credential.type,
+	);
+	if (!connectionType || !credential.data)
+		return { status: 'Error', message: `Not an MCP server credential: ${credential.type}` };
 	let connection: McpConnection | undefined;
 	try {
-		connection = await McpConnection.open(serverConfigFromCredentials(connectionType, credential.data), 30_000);
+		connection = await McpConnection.open(
+			serverConfigFromCredentials(connectionType, credential.data),
+			30_000,
+		);
 		const tools = await connection.listTools();
 		const { name, version, protocolVersion, transport } = connection.server;
 		return {

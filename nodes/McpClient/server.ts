@@ -1,6 +1,13 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import { redact } from '../../lib/json/redact';
-import { describeConfig, secretsOf, sharedPool, type McpConnection, type McpServerConfig, type McpTool } from '../../lib/mcp';
+import {
+	describeConfig,
+	secretsOf,
+	sharedPool,
+	type McpConnection,
+	type McpServerConfig,
+	type McpTool,
+} from '../../lib/mcp';
 import type { BinaryStore } from '../../lib/execution/resultMessage';
 import type { ToolServer } from '../../lib/execution/runToolCall';
 import { SchemaValidator } from '../../lib/schema/validator';
@@ -23,9 +30,13 @@ export async function withConnection<T>(
 	} catch (error) {
 		if (connected) throw new NodeOperationError(context.getNode(), error as Error);
 		// A server that fails to start may print the secret it was given (stderr is part of the message).
-		throw new NodeOperationError(context.getNode(), `Could not connect to the MCP server (${describeConfig(config)})`, {
-			description: redact((error as Error).message, secretsOf(config)),
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`Could not connect to the MCP server (${describeConfig(config)})`,
+			{
+				description: redact((error as Error).message, secretsOf(config)),
+			},
+		);
 	}
 }
 
@@ -33,7 +44,10 @@ export async function withConnection<T>(
  * The server as the executor sees it: each call takes the pooled connection afresh, so after a
  * crash the item's next calls run on a restarted server, as the connection-lost message promises.
  */
-export function pooledServer(config: McpServerConfig, connection: McpConnection): ToolServer & { listTools(): Promise<McpTool[]> } {
+export function pooledServer(
+	config: McpServerConfig,
+	connection: McpConnection,
+): ToolServer & { listTools(): Promise<McpTool[]> } {
 	let last = connection;
 	const use = <T>(work: (current: McpConnection) => Promise<T>) =>
 		sharedPool.use(config, (current) => {
@@ -47,7 +61,11 @@ export function pooledServer(config: McpServerConfig, connection: McpConnection)
 	};
 }
 
-export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, connection: McpConnection): string {
+export function serverLabelOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	connection: McpConnection,
+): string {
 	const label = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
 	return label || connection.server.name;
 }
@@ -58,9 +76,15 @@ const TEXT_LIKE = /^(text\/|application\/(json|xml|x-ndjson|yaml|javascript)|[^;
  * Keeps binary data a tool returned on the item, under a property named after the call. Text-like
  * data is redacted first, as a tool may print a secret into a file as well as into its text.
  */
-export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionData, redactText: (text: string) => string): BinaryStore {
+export function binaryStoreFor(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	redactText: (text: string) => string,
+): BinaryStore {
 	return async (bytes, mimeType, fileName) => {
-		const data = TEXT_LIKE.test(mimeType) ? Buffer.from(redactText(bytes.toString('utf8')), 'utf8') : bytes;
+		const data = TEXT_LIKE.test(mimeType)
+			? Buffer.from(redactText(bytes.toString('utf8')), 'utf8')
+			: bytes;
 		const stem = fileName.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
 		item.binary ??= {};
 		let property = stem;

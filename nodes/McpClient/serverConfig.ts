@@ -1,5 +1,10 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
-import type { HttpServerConfig, HttpTransportMode, McpServerConfig, StdioServerConfig } from '../../lib/mcp';
+import type {
+	HttpServerConfig,
+	HttpTransportMode,
+	McpServerConfig,
+	StdioServerConfig,
+} from '../../lib/mcp';
 import { namedValuesToRecord } from '../shared/namedValues';
 
 export type ConnectionType = 'stdio' | 'http';
@@ -23,7 +28,8 @@ export function serverConfigFromCredentials(
 }
 
 function stdioConfig(credentials: ICredentialDataDecryptedObject): StdioServerConfig {
-	const args = (credentials.arguments as { argument?: Array<{ value?: string }> } | undefined)?.argument ?? [];
+	const args =
+		(credentials.arguments as { argument?: Array<{ value?: string }> } | undefined)?.argument ?? [];
 	return {
 		transport: 'stdio',
 		command: String(credentials.command ?? '').trim(),
@@ -35,7 +41,8 @@ function stdioConfig(credentials: ICredentialDataDecryptedObject): StdioServerCo
 
 function httpConfig(credentials: ICredentialDataDecryptedObject): HttpServerConfig {
 	const headers: Record<string, string> = {};
-	if (credentials.authentication === 'bearer') headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
+	if (credentials.authentication === 'bearer')
+		headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
 	if (credentials.authentication === 'headers') {
 		Object.assign(headers, namedValuesToRecord(credentials.headers, 'header'));
 	}

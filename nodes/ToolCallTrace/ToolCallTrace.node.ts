@@ -1,4 +1,11 @@
-import { NodeConnectionTypes, type ExpressionString, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type ExpressionString,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 import { processItems } from '../shared/items';
 import { redactionOf } from '../shared/traceOptions';
 import { compare } from './compare';
@@ -16,8 +23,10 @@ export class ToolCallTrace implements INodeType {
 		icon: { light: 'file:trace.svg', dark: 'file:trace.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ { compare: "Compare", exportJsonLines: "Export JSON Lines" }[$parameter["operation"]] }}',
-		description: "Compare a conversation's trace with the one a good run left, or export it as JSON Lines",
+		subtitle:
+			'={{ { compare: "Compare", exportJsonLines: "Export JSON Lines" }[$parameter["operation"]] }}',
+		description:
+			"Compare a conversation's trace with the one a good run left, or export it as JSON Lines",
 		defaults: { name: 'Tool Call Trace' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs,
@@ -29,8 +38,15 @@ export class ToolCallTrace implements INodeType {
 		const operation = this.getNodeParameter('operation', 0) as 'compare' | 'exportJsonLines';
 		// Traces arrive redacted; this node uses no credential, so only the default secret keys apply (to errors).
 		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, []);
-		if (operation === 'exportJsonLines') return processItems(this, 1, Infinity, exportJsonLines(this), redaction);
+		if (operation === 'exportJsonLines')
+			return processItems(this, 1, Infinity, exportJsonLines(this), redaction);
 		const routeDiverged = this.getNodeParameter('routeDiverged', 0, false) as boolean;
-		return processItems(this, routeDiverged ? 2 : 1, Infinity, compare(this, routeDiverged), redaction);
+		return processItems(
+			this,
+			routeDiverged ? 2 : 1,
+			Infinity,
+			compare(this, routeDiverged),
+			redaction,
+		);
 	}
 }

@@ -1,4 +1,9 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 import { diffStories } from '../../lib/trace/diff';
 import { storyOf } from '../../lib/trace/story';
 import type { Routed } from '../shared/items';
@@ -14,19 +19,33 @@ const DIVERGED_OUTPUT = 1;
  */
 export function compare(context: IExecuteFunctions, routeDiverged: boolean) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
-		const actual = traceFrom(context, 'The trace', context.getNodeParameter('trace', itemIndex), itemIndex, storyOf);
+		const actual = traceFrom(
+			context,
+			'The trace',
+			context.getNodeParameter('trace', itemIndex),
+			itemIndex,
+			storyOf,
+		);
 		const expectedSource = await expectedTraceSource(context, item, itemIndex);
 		const expected = traceFrom(context, 'The expected trace', expectedSource, itemIndex, storyOf);
 		const diff = diffStories(actual, expected);
 		return {
 			output: routeDiverged && !diff.equal ? DIVERGED_OUTPUT : 0,
-			item: { json: { ...item.json, [DIFF_KEY]: diff as unknown as IDataObject }, binary: item.binary },
+			item: {
+				json: { ...item.json, [DIFF_KEY]: diff as unknown as IDataObject },
+				binary: item.binary,
+			},
 		};
 	};
 }
 
-async function expectedTraceSource(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): Promise<unknown> {
-	const source = context.getNodeParameter('expectedSource', itemIndex) as 'json' | 'binary' | 'field';
+async function expectedTraceSource(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): Promise<unknown> {
+	const source = context.getNodeParameter('expectedSource', itemIndex) as
+		'json' | 'binary' | 'field';
 	if (source === 'json') return context.getNodeParameter('expectedTrace', itemIndex);
 	if (source === 'binary') {
 		const property = context.getNodeParameter('expectedBinaryProperty', itemIndex) as string;
@@ -34,7 +53,12 @@ async function expectedTraceSource(context: IExecuteFunctions, item: INodeExecut
 		return (await context.helpers.getBinaryDataBuffer(itemIndex, property)).toString('utf8');
 	}
 	const path = context.getNodeParameter('expectedField', itemIndex) as string;
-	const value = path.split('.').reduce<unknown>((inner, key) => (inner as IDataObject | undefined)?.[key], item.json);
-	if (value === undefined) throw new NodeOperationError(context.getNode(), `The item has no field "${path}"`, { itemIndex });
+	const value = path
+		.split('.')
+		.reduce<unknown>((inner, key) => (inner as IDataObject | undefined)?.[key], item.json);
+	if (value === undefined)
+		throw new NodeOperationError(context.getNode(), `The item has no field "${path}"`, {
+			itemIndex,
+		});
 	return value;
 }

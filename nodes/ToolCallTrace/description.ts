@@ -41,7 +41,11 @@ export const properties: INodeProperties[] = [
 		displayOptions: show(['compare']),
 		options: [
 			{ name: 'JSON', value: 'json', description: 'Pasted, or from an expression' },
-			{ name: 'File (Binary Property)', value: 'binary', description: 'A trace file read into the item, e.g. by Read/Write Files from Disk' },
+			{
+				name: 'File (Binary Property)',
+				value: 'binary',
+				description: 'A trace file read into the item, e.g. by Read/Write Files from Disk',
+			},
 			{ name: 'Field', value: 'field', description: "A field of the item's JSON" },
 		],
 	},
@@ -77,7 +81,8 @@ export const properties: INodeProperties[] = [
 		name: 'routeDiverged',
 		type: 'boolean',
 		default: false,
-		description: 'Whether items whose trace diverges leave by a second output, Diverged, so the workflow can alert',
+		description:
+			'Whether items whose trace diverges leave by a second output, Diverged, so the workflow can alert',
 		displayOptions: show(['compare']),
 	},
 	{

@@ -9,9 +9,19 @@ export const EXPORT_MIME_TYPE = 'application/x-ndjson';
 /** Adds each item's trace as a JSON Lines file, one entry per line, to its binary data. */
 export function exportJsonLines(context: IExecuteFunctions) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
-		const trace = traceFrom(context, 'The trace', context.getNodeParameter('trace', itemIndex), itemIndex, (entries) => entries);
+		const trace = traceFrom(
+			context,
+			'The trace',
+			context.getNodeParameter('trace', itemIndex),
+			itemIndex,
+			(entries) => entries,
+		);
 		const property = context.getNodeParameter('binaryPropertyName', itemIndex) as string;
-		const file = await context.helpers.prepareBinaryData(Buffer.from(toJsonLines(trace), 'utf8'), EXPORT_FILE_NAME, EXPORT_MIME_TYPE);
+		const file = await context.helpers.prepareBinaryData(
+			Buffer.from(toJsonLines(trace), 'utf8'),
+			EXPORT_FILE_NAME,
+			EXPORT_MIME_TYPE,
+		);
 		return { output: 0, item: { json: item.json, binary: { ...item.binary, [property]: file } } };
 	};
 }

@@ -1,4 +1,10 @@
-import { NodeConnectionTypes, type IExecuteFunctions, type INodeExecutionData, type INodeType, type INodeTypeDescription } from 'n8n-workflow';
+import {
+	NodeConnectionTypes,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeType,
+	type INodeTypeDescription,
+} from 'n8n-workflow';
 import { processItems } from '../shared/items';
 import { decide, FINAL_ANSWER_OUTPUT } from './decide';
 import { properties } from './description';
@@ -22,10 +28,36 @@ export class ToolCallingModel implements INodeType {
 		// n8n's editor takes a parameter that `show` ties credentials to for an authentication switch
 		// and moves it out of the panel, where Provider must stay (one credential serves two providers).
 		credentials: [
-			{ name: 'openAiCompatibleApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['anthropic', 'gemini', 'ollama'] } } },
-			{ name: 'anthropicMessagesApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['openaiChat', 'openaiResponses', 'gemini', 'ollama'] } } },
-			{ name: 'geminiApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'ollama'] } } },
-			{ name: 'ollamaNativeApi', required: true, testedBy: 'modelApiConnection', displayOptions: { hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'gemini'] } } },
+			{
+				name: 'openAiCompatibleApi',
+				required: true,
+				testedBy: 'modelApiConnection',
+				displayOptions: { hide: { provider: ['anthropic', 'gemini', 'ollama'] } },
+			},
+			{
+				name: 'anthropicMessagesApi',
+				required: true,
+				testedBy: 'modelApiConnection',
+				displayOptions: {
+					hide: { provider: ['openaiChat', 'openaiResponses', 'gemini', 'ollama'] },
+				},
+			},
+			{
+				name: 'geminiApi',
+				required: true,
+				testedBy: 'modelApiConnection',
+				displayOptions: {
+					hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'ollama'] },
+				},
+			},
+			{
+				name: 'ollamaNativeApi',
+				required: true,
+				testedBy: 'modelApiConnection',
+				displayOptions: {
+					hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'gemini'] },
+				},
+			},
 		],
 		properties,
 	};

@@ -1,9 +1,24 @@
-import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type JsonObject } from 'n8n-workflow';
-import { openingMessages, parseToolDefinitions, withTools } from '../../lib/conversation/definitions';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type JsonObject,
+} from 'n8n-workflow';
+import {
+	openingMessages,
+	parseToolDefinitions,
+	withTools,
+} from '../../lib/conversation/definitions';
 import { readConversation } from '../../lib/conversation/read';
 import { applyModelTurn } from '../../lib/conversation/turn';
 import type { Conversation } from '../../lib/conversation/types';
-import { UnsupportedSettingError, type Dialect, type EndpointConfig, type ModelTurn } from '../../lib/dialects/types';
+import {
+	UnsupportedSettingError,
+	type Dialect,
+	type EndpointConfig,
+	type ModelTurn,
+} from '../../lib/dialects/types';
 import { ModelApiError } from '../../lib/model/errors';
 import { callModel, endpointSecrets, type Exchange } from '../../lib/model/transport';
 import { traceEntry } from '../../lib/trace/entries';
@@ -31,7 +46,8 @@ export async function decide(context: IExecuteFunctions) {
 		? undefined
 		: endpointFromCredentials(provider, await context.getCredentials(provider.credentialType));
 	const send = n8nHttpSend(context.helpers);
-	const redactionFor = (itemIndex: number) => redactionOf(context, itemIndex, endpoint ? endpointSecrets(endpoint) : []);
+	const redactionFor = (itemIndex: number) =>
+		redactionOf(context, itemIndex, endpoint ? endpointSecrets(endpoint) : []);
 
 	const recordingOf = recordingReader(context, 'replay');
 	const processItem = async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
@@ -53,18 +69,27 @@ export async function decide(context: IExecuteFunctions) {
 
 		const redaction = redactionFor(itemIndex);
 		const dialect = provider.dialect(settings.request);
-		const { body, names, notStrict } = buildRequest(context, () => dialect.buildRequest(conversation, settings.model), itemIndex);
+		const { body, names, notStrict } = buildRequest(
+			context,
+			() => dialect.buildRequest(conversation, settings.model),
+			itemIndex,
+		);
 		const round = rounds + 1;
 		const started = Date.now();
 		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
 		const exchange = recording
 			? replayedExchange(context, recording, round, body, itemIndex)
-			: await callModel(dialect, endpoint!, { body, model: settings.model.model, stream: settings.model.stream }, {
-					send,
-					timeoutMs: settings.timeoutMs,
-					maxRetries: settings.maxRetries,
-					signal: context.getExecutionCancelSignal(),
-				}).catch((error: unknown) => {
+			: await callModel(
+					dialect,
+					endpoint!,
+					{ body, model: settings.model.model, stream: settings.model.stream },
+					{
+						send,
+						timeoutMs: settings.timeoutMs,
+						maxRetries: settings.maxRetries,
+						signal: context.getExecutionCancelSignal(),
+					},
+				).catch((error: unknown) => {
 					throw asNodeError(context, error, itemIndex);
 				});
 		let turn: ModelTurn;
@@ -75,46 +100,90 @@ export async function decide(context: IExecuteFunctions) {
 		}
 
 		const sentStrict = new Set(
-			settings.model.strict ? conversation.tools.map((tool) => tool.name).filter((name) => !notStrict.some((n) => n.name === name)) : [],
+			settings.model.strict
+				? conversation.tools
+						.map((tool) => tool.name)
+						.filter((name) => !notStrict.some((n) => n.name === name))
+				: [],
 		);
 		const next = applyModelTurn(conversation, turn, sentStrict);
-		const trace = turnTrace(dialect, exchange, turn, { node: nodeName, round, started, notStrict }, redaction, recording !== undefined);
+		const trace = turnTrace(
+			dialect,
+			exchange,
+			turn,
+			{ node: nodeName, round, started, notStrict },
+			redaction,
+			recording !== undefined,
+		);
 		context.logger.debug(
-			redaction.text(`${nodeName}: round ${round} (${dialect.id}) finished with ${turn.finish}, ${turn.toolCalls.length} tool calls, in ${Date.now() - started} ms`),
+			redaction.text(
+				`${nodeName}: round ${round} (${dialect.id}) finished with ${turn.finish}, ${turn.toolCalls.length} tool calls, in ${Date.now() - started} ms`,
+			),
 		);
 		// An error a failed earlier turn left on the item (under continue-on-fail) is not this turn's.
-		const { error: _previousError, ...answered } = { ...next, trace: [...next.trace, ...trace] } as Conversation & { error?: unknown };
+		const { error: _previousError, ...answered } = {
+			...next,
+			trace: [...next.trace, ...trace],
+		} as Conversation & { error?: unknown };
 		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT, answered);
 	};
 	return { processItem, redactionFor };
 }
 
-function checkReadyForTurn(context: IExecuteFunctions, conversation: Conversation, settings: NodeSettings, itemIndex: number): void {
+function checkReadyForTurn(
+	context: IExecuteFunctions,
+	conversation: Conversation,
+	settings: NodeSettings,
+	itemIndex: number,
+): void {
 	if (conversation.toolCalls.length > 0) {
 		const names = conversation.toolCalls.map((call) => call.name).join(', ');
-		throw new NodeOperationError(context.getNode(), `${conversation.toolCalls.length} tool calls are still pending (${names})`, {
-			itemIndex,
-			description: 'Run them with MCP Client (Execute Tool Calls) before the next model turn: the API refuses a turn with unanswered calls.',
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`${conversation.toolCalls.length} tool calls are still pending (${names})`,
+			{
+				itemIndex,
+				description:
+					'Run them with MCP Client (Execute Tool Calls) before the next model turn: the API refuses a turn with unanswered calls.',
+			},
+		);
 	}
 	const { toolChoice } = settings.model;
-	if (typeof toolChoice === 'object' && !conversation.tools.some((tool) => tool.name === toolChoice.name)) {
-		throw new NodeOperationError(context.getNode(), `Tool Choice names '${toolChoice.name}', which is not among the tools`, {
-			itemIndex,
-			description: `Tools: ${conversation.tools.map((tool) => tool.name).join(', ') || 'none'}`,
-		});
+	if (
+		typeof toolChoice === 'object' &&
+		!conversation.tools.some((tool) => tool.name === toolChoice.name)
+	) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Tool Choice names '${toolChoice.name}', which is not among the tools`,
+			{
+				itemIndex,
+				description: `Tools: ${conversation.tools.map((tool) => tool.name).join(', ') || 'none'}`,
+			},
+		);
 	}
 }
 
 /** The recorded answer of this round, in place of an API call; the request must be the recorded one. */
-function replayedExchange(context: IExecuteFunctions, recording: Recording, round: number, body: unknown, itemIndex: number): Exchange<unknown> {
+function replayedExchange(
+	context: IExecuteFunctions,
+	recording: Recording,
+	round: number,
+	body: unknown,
+	itemIndex: number,
+): Exchange<unknown> {
 	try {
-		return { request: { url: '', method: 'POST', headers: {}, body }, attempts: [], response: recording.modelResponse(round, body) };
+		return {
+			request: { url: '', method: 'POST', headers: {}, body },
+			attempts: [],
+			response: recording.modelResponse(round, body),
+		};
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), error as Error, {
 			itemIndex,
 			...(error instanceof ReplayDriftError && {
-				description: 'The conversation no longer matches the recorded run: a prompt, a tool, a setting or an earlier result changed.',
+				description:
+					'The conversation no longer matches the recorded run: a prompt, a tool, a setting or an earlier result changed.',
 			}),
 		});
 	}
@@ -125,7 +194,12 @@ function turnTrace(
 	dialect: Dialect,
 	exchange: Exchange<unknown>,
 	turn: ModelTurn,
-	step: { node: string; round: number; started: number; notStrict: Array<{ name: string; reason: string }> },
+	step: {
+		node: string;
+		round: number;
+		started: number;
+		notStrict: Array<{ name: string; reason: string }>;
+	},
 	redaction: NodeRedaction,
 	replayed: boolean,
 ) {
@@ -135,7 +209,11 @@ function turnTrace(
 		traceEntry(
 			'model.request',
 			timing,
-			{ dialect: dialect.id, ...(!replayed && { url, method, headers }), ...(step.notStrict.length > 0 && { notStrict: step.notStrict }) },
+			{
+				dialect: dialect.id,
+				...(!replayed && { url, method, headers }),
+				...(step.notStrict.length > 0 && { notStrict: step.notStrict }),
+			},
 			body,
 			redaction.trace,
 			replayed,
@@ -159,7 +237,11 @@ function turnTrace(
 	];
 }
 
-function conversationFor(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): Conversation {
+function conversationFor(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): Conversation {
 	try {
 		const conversation = readConversation(item.json);
 		const nodeTools = parseToolDefinitions(context.getNodeParameter('nodeTools', itemIndex, '[]'));
@@ -178,17 +260,28 @@ function buildRequest<T>(context: IExecuteFunctions, build: () => T, itemIndex: 
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), error as Error, {
 			itemIndex,
-			...(error instanceof UnsupportedSettingError && { description: 'The provider has no such setting: change it, or pick another provider.' }),
+			...(error instanceof UnsupportedSettingError && {
+				description: 'The provider has no such setting: change it, or pick another provider.',
+			}),
 		});
 	}
 }
 
-function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
-	if (!(error instanceof ModelApiError)) return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
-	return new NodeApiError(context.getNode(), (error.body ?? { message: error.message }) as JsonObject, {
-		itemIndex,
-		message: error.message,
-		httpCode: error.status === undefined ? undefined : String(error.status),
-		description: `The model API answered ${error.status ?? 'nothing'} (${error.failure})`,
-	});
+function asNodeError(
+	context: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
+	if (!(error instanceof ModelApiError))
+		return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
+	return new NodeApiError(
+		context.getNode(),
+		(error.body ?? { message: error.message }) as JsonObject,
+		{
+			itemIndex,
+			message: error.message,
+			httpCode: error.status === undefined ? undefined : String(error.status),
+			description: `The model API answered ${error.status ?? 'nothing'} (${error.failure})`,
+		},
+	);
 }

@@ -3,7 +3,11 @@ import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 
 const PROVIDER_OPTIONS = [
-	{ name: 'OpenAI-Compatible (Chat Completions)', value: 'openaiChat', description: 'OpenAI, vLLM, LM Studio, OpenRouter, Groq, Ollama’s /v1…' },
+	{
+		name: 'OpenAI-Compatible (Chat Completions)',
+		value: 'openaiChat',
+		description: 'OpenAI, vLLM, LM Studio, OpenRouter, Groq, Ollama’s /v1…',
+	},
 	{ name: 'OpenAI Responses', value: 'openaiResponses', description: 'OpenAI’s Responses API' },
 	{ name: 'Anthropic', value: 'anthropic', description: 'Claude, through the Messages API' },
 	{ name: 'Google Gemini', value: 'gemini', description: 'Gemini, through generateContent' },
@@ -18,7 +22,8 @@ export const properties: INodeProperties[] = [
 		noDataExpression: true,
 		default: 'openaiChat',
 		options: [...PROVIDER_OPTIONS],
-		description: 'Which API, and so which wire format, this node speaks. The items are the same for every provider, so a conversation may switch provider between rounds.',
+		description:
+			'Which API, and so which wire format, this node speaks. The items are the same for every provider, so a conversation may switch provider between rounds.',
 	},
 	{
 		displayName: 'Model',
@@ -38,7 +43,7 @@ export const properties: INodeProperties[] = [
 	},
 	{
 		displayName:
-			"Continues the conversation each input item carries (from MCP Client or the previous round). An item without messages starts a new conversation from the fields below.",
+			'Continues the conversation each input item carries (from MCP Client or the previous round). An item without messages starts a new conversation from the fields below.',
 		name: 'conversationNotice',
 		type: 'notice',
 		default: '',
@@ -58,7 +63,8 @@ export const properties: INodeProperties[] = [
 		typeOptions: { rows: 3 },
 		default: '',
 		placeholder: 'e.g. {{ $json.body.question }}',
-		description: 'The first message of a new conversation. Expressions work: a webhook body, a schedule’s date.',
+		description:
+			'The first message of a new conversation. Expressions work: a webhook body, a schedule’s date.',
 	},
 	{
 		displayName: 'Tools (JSON)',
@@ -77,7 +83,11 @@ export const properties: INodeProperties[] = [
 			{ name: 'Auto', value: 'auto', description: 'The model decides whether to call tools' },
 			{ name: 'Required', value: 'required', description: 'The model must call at least one tool' },
 			{ name: 'None', value: 'none', description: 'The model must answer without tools' },
-			{ name: 'One Named Tool', value: 'named', description: 'The model must call the tool named below' },
+			{
+				name: 'One Named Tool',
+				value: 'named',
+				description: 'The model must call the tool named below',
+			},
 		],
 	},
 	{
@@ -97,7 +107,8 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { provider: ['ollama'] } },
 	},
 	{
-		displayName: 'Gemini has no switch for parallel calls: the Parallel Tool Calls option is not sent.',
+		displayName:
+			'Gemini has no switch for parallel calls: the Parallel Tool Calls option is not sent.',
 		name: 'geminiNotice',
 		type: 'notice',
 		default: '',
@@ -132,7 +143,8 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: 2,
-				description: 'Retries of a request answered 408, 409, 429 or 5xx, or whose connection failed or timed out; waiting as the Retry-After header says, else backing off',
+				description:
+					'Retries of a request answered 408, 409, 429 or 5xx, or whose connection failed or timed out; waiting as the Retry-After header says, else backing off',
 			},
 			{
 				displayName: 'Max Rounds',
@@ -149,7 +161,8 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 1024,
-				description: 'The most tokens the model may generate in one turn. Anthropic requires a limit and gets 4096 when this is not set.',
+				description:
+					'The most tokens the model may generate in one turn. Anthropic requires a limit and gets 4096 when this is not set.',
 			},
 			{
 				displayName: 'Max Tokens Field',
@@ -190,7 +203,8 @@ export const properties: INodeProperties[] = [
 				name: 'stream',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to receive the answer as a stream of chunks; the output is the same either way',
+				description:
+					'Whether to receive the answer as a stream of chunks; the output is the same either way',
 			},
 			{
 				displayName: 'Temperature',
@@ -205,7 +219,8 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: 120000,
-				description: 'How long to wait for the answer to start, and, when streaming, for each next chunk. Applies to each attempt.',
+				description:
+					'How long to wait for the answer to start, and, when streaming, for each next chunk. Applies to each attempt.',
 			},
 		],
 	},

@@ -11,12 +11,25 @@ import { endpointFromCredentials, providerIdOfCredential, providerOf } from './p
 
 const EDITOR_CALL = { timeoutMs: 15_000, maxRetries: 1 };
 
-export async function searchModels(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchModels(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const provider = providerOf(this.getNodeParameter('provider', 'openaiChat') as string);
-	const endpoint = endpointFromCredentials(provider, await this.getCredentials(provider.credentialType));
-	const models = await listModels(provider.dialect({}), endpoint, { ...EDITOR_CALL, send: n8nHttpSend(this.helpers) });
+	const endpoint = endpointFromCredentials(
+		provider,
+		await this.getCredentials(provider.credentialType),
+	);
+	const models = await listModels(provider.dialect({}), endpoint, {
+		...EDITOR_CALL,
+		send: n8nHttpSend(this.helpers),
+	});
 	const needle = filter?.toLowerCase() ?? '';
-	return { results: models.filter((id) => id.toLowerCase().includes(needle)).map((id) => ({ name: id, value: id })) };
+	return {
+		results: models
+			.filter((id) => id.toLowerCase().includes(needle))
+			.map((id) => ({ name: id, value: id })),
+	};
 }
 
 /** Lists the endpoint's models with the credential being saved, whichever vendor it is for. */
@@ -27,9 +40,15 @@ export async function modelApiConnection(
 	try {
 		const provider = providerOf(providerIdOfCredential(credential.type));
 		const endpoint = endpointFromCredentials(provider, credential.data ?? {});
-		const models = await listModels(provider.dialect({}), endpoint, { ...EDITOR_CALL, send: n8nLegacyHttpSend(this.helpers) });
+		const models = await listModels(provider.dialect({}), endpoint, {
+			...EDITOR_CALL,
+			send: n8nLegacyHttpSend(this.helpers),
+		});
 		const shown = models.slice(0, 5).join(', ');
-		return { status: 'OK', message: `Connected: ${models.length} models${shown ? ` (${shown}${models.length > 5 ? ', …' : ''})` : ''}` };
+		return {
+			status: 'OK',
+			message: `Connected: ${models.length} models${shown ? ` (${shown}${models.length > 5 ? ', …' : ''})` : ''}`,
+		};
 	} catch (error) {
 		return { status: 'Error', message: (error as Error).message };
 	}

@@ -32,9 +32,21 @@ export const PROVIDERS: Record<DialectId, Provider> = {
 		defaultBaseUrl: OPENAI_BASE_URL,
 		dialect: (options) => createResponsesDialect(options) as Dialect,
 	},
-	anthropic: { credentialType: 'anthropicMessagesApi', defaultBaseUrl: ANTHROPIC_BASE_URL, dialect: () => anthropicDialect as Dialect },
-	gemini: { credentialType: 'geminiApi', defaultBaseUrl: GEMINI_BASE_URL, dialect: () => geminiDialect as Dialect },
-	ollama: { credentialType: 'ollamaNativeApi', defaultBaseUrl: OLLAMA_BASE_URL, dialect: () => ollamaDialect as Dialect },
+	anthropic: {
+		credentialType: 'anthropicMessagesApi',
+		defaultBaseUrl: ANTHROPIC_BASE_URL,
+		dialect: () => anthropicDialect as Dialect,
+	},
+	gemini: {
+		credentialType: 'geminiApi',
+		defaultBaseUrl: GEMINI_BASE_URL,
+		dialect: () => geminiDialect as Dialect,
+	},
+	ollama: {
+		credentialType: 'ollamaNativeApi',
+		defaultBaseUrl: OLLAMA_BASE_URL,
+		dialect: () => ollamaDialect as Dialect,
+	},
 };
 
 export function providerOf(id: string): Provider {
@@ -45,12 +57,17 @@ export function providerOf(id: string): Provider {
 
 /** The provider whose credential type this is; the Chat Completions one for the shared OpenAI credential. */
 export function providerIdOfCredential(credentialType: string): DialectId {
-	const found = (Object.keys(PROVIDERS) as DialectId[]).find((id) => PROVIDERS[id].credentialType === credentialType);
+	const found = (Object.keys(PROVIDERS) as DialectId[]).find(
+		(id) => PROVIDERS[id].credentialType === credentialType,
+	);
 	if (!found) throw new Error(`No provider uses credentials of type '${credentialType}'`);
 	return found;
 }
 
-export function endpointFromCredentials(provider: Provider, credentials: ICredentialDataDecryptedObject): EndpointConfig {
+export function endpointFromCredentials(
+	provider: Provider,
+	credentials: ICredentialDataDecryptedObject,
+): EndpointConfig {
 	const text = (key: string) => String(credentials[key] ?? '').trim() || undefined;
 	return {
 		baseUrl: (text('baseUrl') ?? provider.defaultBaseUrl).replace(/\/+$/, ''),

@@ -30,8 +30,11 @@ interface Options {
 /** Settings that may differ per item (expressions), read for one item. */
 export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeSettings {
 	const options = context.getNodeParameter('options', itemIndex, {}) as Options;
-	const model = String(context.getNodeParameter('model', itemIndex, '', { extractValue: true })).trim();
-	if (model === '') throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
+	const model = String(
+		context.getNodeParameter('model', itemIndex, '', { extractValue: true }),
+	).trim();
+	if (model === '')
+		throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
 	return {
 		provider: context.getNodeParameter('provider', itemIndex, 'openaiChat') as string,
 		model: {
@@ -43,7 +46,10 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 			strict: options.strict ?? false,
 			stream: options.stream ?? false,
 		},
-		request: { maxTokensField: options.maxTokensField ?? 'max_completion_tokens', encryptedReasoning: options.keepReasoning ?? false },
+		request: {
+			maxTokensField: options.maxTokensField ?? 'max_completion_tokens',
+			encryptedReasoning: options.keepReasoning ?? false,
+		},
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,
@@ -52,7 +58,8 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 }
 
 function toolChoiceOf(context: IExecuteFunctions, itemIndex: number): ToolChoice {
-	const choice = context.getNodeParameter('toolChoice', itemIndex, 'auto') as 'auto' | 'required' | 'none' | 'named';
+	const choice = context.getNodeParameter('toolChoice', itemIndex, 'auto') as
+		'auto' | 'required' | 'none' | 'named';
 	if (choice !== 'named') return choice;
 	return { name: (context.getNodeParameter('toolName', itemIndex, '') as string).trim() };
 }

@@ -1,4 +1,9 @@
-import { NodeApiError, NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 import { mapConcurrently } from '../../lib/util/concurrency';
 import type { NodeRedaction } from './traceOptions';
 
@@ -23,31 +28,53 @@ export async function processItems(
 	errorOutput = 0,
 ): Promise<INodeExecutionData[][]> {
 	const items = context.getInputData();
-	const routed = await mapConcurrently(items, concurrency, async (item, itemIndex): Promise<Routed> => {
-		const redaction = redactionFor(itemIndex);
-		try {
-			const result = await processItem(item, itemIndex);
-			return { output: result.output, item: { ...result.item, json: redaction.item(result.item.json), pairedItem: { item: itemIndex } } };
-		} catch (error) {
-			const nodeError = redacted(asNodeError(context, error, itemIndex), redaction);
-			if (!context.continueOnFail()) throw nodeError;
-			return {
-				output: errorOutput,
-				item: { json: redaction.item({ ...item.json, error: nodeError.message }), binary: item.binary, pairedItem: { item: itemIndex } },
-			};
-		}
-	});
+	const routed = await mapConcurrently(
+		items,
+		concurrency,
+		async (item, itemIndex): Promise<Routed> => {
+			const redaction = redactionFor(itemIndex);
+			try {
+				const result = await processItem(item, itemIndex);
+				return {
+					output: result.output,
+					item: {
+						...result.item,
+						json: redaction.item(result.item.json),
+						pairedItem: { item: itemIndex },
+					},
+				};
+			} catch (error) {
+				const nodeError = redacted(asNodeError(context, error, itemIndex), redaction);
+				if (!context.continueOnFail()) throw nodeError;
+				return {
+					output: errorOutput,
+					item: {
+						json: redaction.item({ ...item.json, error: nodeError.message }),
+						binary: item.binary,
+						pairedItem: { item: itemIndex },
+					},
+				};
+			}
+		},
+	);
 	const outputs: INodeExecutionData[][] = Array.from({ length: outputCount }, () => []);
 	for (const { output, item } of routed) outputs[output].push(item);
 	return outputs;
 }
 
-function asNodeError(context: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+function asNodeError(
+	context: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeApiError | NodeOperationError {
 	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }
 
-function redacted<T extends NodeApiError | NodeOperationError>(error: T, redaction: NodeRedaction): T {
+function redacted<T extends NodeApiError | NodeOperationError>(
+	error: T,
+	redaction: NodeRedaction,
+): T {
 	error.message = redaction.text(error.message);
 	if (typeof error.description === 'string') error.description = redaction.text(error.description);
 	return error;

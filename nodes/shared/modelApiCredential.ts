@@ -1,7 +1,10 @@
 import type { Icon, INodeProperties } from 'n8n-workflow';
 import { namedValuesProperty } from './namedValues';
 
-export const MODEL_API_ICON: Icon = { light: 'file:../nodes/ToolCallingModel/model.svg', dark: 'file:../nodes/ToolCallingModel/model.dark.svg' };
+export const MODEL_API_ICON: Icon = {
+	light: 'file:../nodes/ToolCallingModel/model.svg',
+	dark: 'file:../nodes/ToolCallingModel/model.dark.svg',
+};
 
 /** The fields every model API credential has: where the API is, its key, and extra headers. */
 export function modelApiProperties(options: {

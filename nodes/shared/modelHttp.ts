@@ -1,4 +1,8 @@
-import type { ICredentialTestFunctions, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	ICredentialTestFunctions,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 import type { HttpRequest, HttpResponse, HttpSend } from '../../lib/model/http';
 
 interface FullResponse {
@@ -27,7 +31,11 @@ export function n8nHttpSend(helpers: Pick<IExecuteFunctions['helpers'], 'httpReq
 			timeout: 0,
 		};
 		const response = (await helpers.httpRequest(options)) as FullResponse;
-		return { status: response.statusCode, headers: response.headers, body: response.body as HttpResponse['body'] };
+		return {
+			status: response.statusCode,
+			headers: response.headers,
+			body: response.body as HttpResponse['body'],
+		};
 	};
 }
 
@@ -51,7 +59,12 @@ export function n8nLegacyHttpSend(helpers: ICredentialTestFunctions['helpers']):
 			request.signal.addEventListener('abort', fail, { once: true });
 		});
 		const response = await Promise.race([answer, aborted]);
-		const text = typeof response.body === 'string' ? response.body : Buffer.isBuffer(response.body) ? response.body.toString('utf8') : JSON.stringify(response.body ?? '');
+		const text =
+			typeof response.body === 'string'
+				? response.body
+				: Buffer.isBuffer(response.body)
+					? response.body.toString('utf8')
+					: JSON.stringify(response.body ?? '');
 		return { status: response.statusCode, headers: response.headers, body: [text] };
 	};
 }

@@ -24,7 +24,13 @@ export function namedValuesProperty(options: {
 				name: options.entryName,
 				values: [
 					{ displayName: 'Name', name: 'name', type: 'string', default: '' },
-					{ displayName: 'Value', name: 'value', type: 'string', typeOptions: { password: true }, default: '' },
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						typeOptions: { password: true },
+						default: '',
+					},
 				],
 			},
 		],
@@ -32,8 +38,14 @@ export function namedValuesProperty(options: {
 }
 
 /** The pairs as a record; entries without a name are skipped, values are kept exactly as typed. */
-export function namedValuesToRecord(collection: unknown, entryName: string): Record<string, string> {
-	const entries = (collection as Record<string, Array<{ name?: string; value?: string }>> | undefined)?.[entryName] ?? [];
+export function namedValuesToRecord(
+	collection: unknown,
+	entryName: string,
+): Record<string, string> {
+	const entries =
+		(collection as Record<string, Array<{ name?: string; value?: string }>> | undefined)?.[
+			entryName
+		] ?? [];
 	const record: Record<string, string> = {};
 	for (const { name, value } of entries) if (name?.trim()) record[name.trim()] = value ?? '';
 	return record;

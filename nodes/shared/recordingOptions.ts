@@ -1,4 +1,9 @@
-import { NodeOperationError, type IDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDisplayOptions,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 import type { Redactor } from '../../lib/json/redact';
 import { readTrace, type RecordedEntry } from '../../lib/trace/read';
 import { Recording } from '../../lib/trace/recording';
@@ -17,7 +22,10 @@ export function recordingProperties(options: {
 	displayOptions?: IDisplayOptions;
 }): INodeProperties[] {
 	const { name, displayOptions } = options;
-	const when = (source: string): IDisplayOptions => ({ ...displayOptions, show: { ...displayOptions?.show, [name]: [source] } });
+	const when = (source: string): IDisplayOptions => ({
+		...displayOptions,
+		show: { ...displayOptions?.show, [name]: [source] },
+	});
 	return [
 		{
 			displayName: options.displayName,
@@ -27,8 +35,17 @@ export function recordingProperties(options: {
 			default: 'off',
 			options: [
 				{ name: 'Off', value: 'off' },
-				{ name: 'From JSON', value: 'json', description: 'A trace given as JSON: an expression such as {{ $json.recording }}, or pasted' },
-				{ name: 'From a File (Binary)', value: 'binary', description: 'A trace file (.json or .jsonl) in a binary property of the item' },
+				{
+					name: 'From JSON',
+					value: 'json',
+					description:
+						'A trace given as JSON: an expression such as {{ $json.recording }}, or pasted',
+				},
+				{
+					name: 'From a File (Binary)',
+					value: 'binary',
+					description: 'A trace file (.json or .jsonl) in a binary property of the item',
+				},
 			],
 			description: options.description,
 			...(displayOptions && { displayOptions }),
@@ -53,13 +70,19 @@ export function recordingProperties(options: {
 	];
 }
 
-export type RecordingReader = (itemIndex: number, redactor: Redactor) => Promise<Recording | undefined>;
+export type RecordingReader = (
+	itemIndex: number,
+	redactor: Redactor,
+) => Promise<Recording | undefined>;
 
 /**
  * Each item's recording when the node answers from one, else undefined. A trace that many items
  * share (a pasted one, or the same file) is read and parsed once per execution, not once per item.
  */
-export function recordingReader(context: IExecuteFunctions, name: RecordingParameter): RecordingReader {
+export function recordingReader(
+	context: IExecuteFunctions,
+	name: RecordingParameter,
+): RecordingReader {
 	const parsed = new Map<unknown, RecordedEntry[]>();
 	const node = context.getNode();
 	return async (itemIndex, redactor) => {
@@ -69,12 +92,25 @@ export function recordingReader(context: IExecuteFunctions, name: RecordingParam
 			const value =
 				source === 'json'
 					? context.getNodeParameter(`${name}Trace`, itemIndex)
-					: (await context.helpers.getBinaryDataBuffer(itemIndex, context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string)).toString('utf8');
+					: (
+							await context.helpers.getBinaryDataBuffer(
+								itemIndex,
+								context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string,
+							)
+						).toString('utf8');
 			if (!parsed.has(value)) parsed.set(value, readTrace(value));
 			// What the run sends now is redacted as its trace entry would be, payload paths included.
-			return new Recording(parsed.get(value)!, node.name, (json) => (redactor.all({ payload: json }) as { payload: typeof json }).payload);
+			return new Recording(
+				parsed.get(value)!,
+				node.name,
+				(json) => (redactor.all({ payload: json }) as { payload: typeof json }).payload,
+			);
 		} catch (error) {
-			throw new NodeOperationError(node, `The recorded trace could not be read: ${(error as Error).message}`, { itemIndex });
+			throw new NodeOperationError(
+				node,
+				`The recorded trace could not be read: ${(error as Error).message}`,
+				{ itemIndex },
+			);
 		}
 	};
 }

@@ -16,8 +16,16 @@ export const traceOptionsProperty: INodeProperties = {
 			type: 'options',
 			default: 'full',
 			options: [
-				{ name: 'Full JSON', value: 'full', description: 'Each step with the JSON it sent or received' },
-				{ name: 'Metadata Only', value: 'metadata', description: 'Steps with names, statuses, times and sizes, without the JSON' },
+				{
+					name: 'Full JSON',
+					value: 'full',
+					description: 'Each step with the JSON it sent or received',
+				},
+				{
+					name: 'Metadata Only',
+					value: 'metadata',
+					description: 'Steps with names, statuses, times and sizes, without the JSON',
+				},
 			],
 			description: 'What each trace entry keeps. Replay and dry run need full payloads.',
 		},
@@ -67,14 +75,26 @@ export interface NodeRedaction {
 }
 
 /** The node's redaction for one item; `secrets` are the values of the credentials it uses. */
-export function redactionOf(context: IExecuteFunctions, itemIndex: number, secrets: readonly string[]): NodeRedaction {
+export function redactionOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	secrets: readonly string[],
+): NodeRedaction {
 	const options = context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
-	const list = (text: string | undefined) => (text ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '');
+	const list = (text: string | undefined) =>
+		(text ?? '')
+			.split(',')
+			.map((part) => part.trim())
+			.filter((part) => part !== '');
 	const keys = options.redactKeys === undefined ? DEFAULT_SECRET_KEYS : list(options.redactKeys);
 	const traceRedactor = createRedactor({ secrets, keys, paths: list(options.redactPaths) });
 	const textRedactor = createRedactor({ secrets, keys });
 	return {
-		trace: { payloads: options.payloads ?? 'full', maxPayloadBytes: (options.maxPayloadKb ?? 256) * 1024, redactor: traceRedactor },
+		trace: {
+			payloads: options.payloads ?? 'full',
+			maxPayloadBytes: (options.maxPayloadKb ?? 256) * 1024,
+			redactor: traceRedactor,
+		},
 		item: (json) => textRedactor.values(json),
 		text: (message) => textRedactor.all(message),
 	};

@@ -20,9 +20,17 @@ const expected = traceOf(addThenAnswer);
 const files = {
 	expectedItem: file('expected.json', JSON.stringify({ messages: [], trace: expected }, null, 2)),
 	sameRun: file('same.jsonl', toJsonLines(traceOf({ ...addThenAnswer, run: 2 }))),
-	otherAnswer: file('other.json', JSON.stringify(traceOf({ ...addThenAnswer, rounds: [addThenAnswer.rounds[0], { answer: 'Six.' }] }))),
+	otherAnswer: file(
+		'other.json',
+		JSON.stringify(
+			traceOf({ ...addThenAnswer, rounds: [addThenAnswer.rounds[0], { answer: 'Six.' }] }),
+		),
+	),
 	broken: file('broken.json', '{ "trace": [ '),
-	unknownDialect: file('cohere.json', JSON.stringify(expected.map((entry) => ({ ...entry, dialect: 'cohere' })))),
+	unknownDialect: file(
+		'cohere.json',
+		JSON.stringify(expected.map((entry) => ({ ...entry, dialect: 'cohere' }))),
+	),
 };
 
 function run(...argv: string[]) {
@@ -42,12 +50,15 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 		expect(USAGE).toContain('n8n-nodes-tool-calling export <trace>');
 	});
 
-	it.each([[[]], [['diff', files.expectedItem]], [['export']], [['compare', 'a', 'b']]])('refuses %j with the usage on stderr, exit 2', (argv) => {
-		const result = run(...argv);
-		expect(result.code).toBe(EXIT.badInput);
-		expect(result.stdout).toBe('');
-		expect(result.stderr).toContain(USAGE);
-	});
+	it.each([[[]], [['diff', files.expectedItem]], [['export']], [['compare', 'a', 'b']]])(
+		'refuses %j with the usage on stderr, exit 2',
+		(argv) => {
+			const result = run(...argv);
+			expect(result.code).toBe(EXIT.badInput);
+			expect(result.stdout).toBe('');
+			expect(result.stderr).toContain(USAGE);
+		},
+	);
 
 	it('exits 0 with a table of agreeing steps when two traces, in any form, tell the same story', () => {
 		const result = run('diff', files.sameRun, files.expectedItem);
@@ -60,7 +71,9 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 		const result = run('diff', files.otherAnswer, files.expectedItem);
 		expect(result.code).toBe(EXIT.diverged);
 		expect(result.stdout).toMatch(/^>\s+7\s+2\s+model choice\s+answer: Six\.\s+answer: Five\.$/m);
-		expect(result.stdout).toContain('Diverged at row 7 (round 2): model choice: answer\n  left:  Six.\n  right: Five.\n');
+		expect(result.stdout).toContain(
+			'Diverged at row 7 (round 2): model choice: answer\n  left:  Six.\n  right: Five.\n',
+		);
 	});
 
 	it('exits 2 on a file that is missing, not a trace, or not readable as one, naming it on stderr', () => {
@@ -68,7 +81,10 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 		for (const [bad, message] of [
 			[missing, `${missing}: ENOENT`],
 			[files.broken, `${files.broken}: Not JSON: `],
-			[files.unknownDialect, `${files.unknownDialect}: Trace entry 3 (model.response) has dialect "cohere"`],
+			[
+				files.unknownDialect,
+				`${files.unknownDialect}: Trace entry 3 (model.response) has dialect "cohere"`,
+			],
 		]) {
 			const result = run('diff', files.expectedItem, bad);
 			expect(result).toMatchObject({ code: EXIT.badInput, stdout: '' });
@@ -104,10 +120,12 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 
 describe('the built command (dist/cli/main.js, as npx runs it)', () => {
 	const built = path.resolve(__dirname, '../../dist/cli/main.js');
-	const node = (...argv: string[]) => spawnSync(process.execPath, [built, ...argv], { encoding: 'utf8' });
+	const node = (...argv: string[]) =>
+		spawnSync(process.execPath, [built, ...argv], { encoding: 'utf8' });
 
 	beforeAll(() => {
-		if (!existsSync(built)) throw new Error('dist/cli/main.js is missing: run `npm run build` (scripts/test.sh does)');
+		if (!existsSync(built))
+			throw new Error('dist/cli/main.js is missing: run `npm run build` (scripts/test.sh does)');
 	});
 
 	it('starts with the line that makes it runnable as a command', () => {

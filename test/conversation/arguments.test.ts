@@ -28,7 +28,11 @@ describe('parseToolArguments', () => {
 
 	it.each([
 		['a trailing comma', '{"a":1,}', 'not valid JSON: trailing comma at position 6'],
-		['a trailing comma in an array', '{"a":[1,2 , ]}', 'not valid JSON: trailing comma at position 10'],
+		[
+			'a trailing comma in an array',
+			'{"a":[1,2 , ]}',
+			'not valid JSON: trailing comma at position 10',
+		],
 		[
 			'a Markdown code fence',
 			'```json\n{"a":1}\n```',
@@ -39,16 +43,36 @@ describe('parseToolArguments', () => {
 			"{'a': 'b'}",
 			'not valid JSON: single quotes at position 1, JSON needs double quotes around keys and strings',
 		],
-		['plain text', 'Sure! Oslo, 3 days.', 'not valid JSON, this is plain text: "Sure! Oslo, 3 days."'],
-		['truncated JSON', '{"city":"Os', 'not valid JSON: it ends after 11 characters before the JSON is complete (truncated?)'],
-		['truncated after a comma', '{"a":1,', 'not valid JSON: it ends after 7 characters before the JSON is complete (truncated?)'],
-		['truncated array', '[1,2', 'not valid JSON: it ends after 4 characters before the JSON is complete (truncated?)'],
+		[
+			'plain text',
+			'Sure! Oslo, 3 days.',
+			'not valid JSON, this is plain text: "Sure! Oslo, 3 days."',
+		],
+		[
+			'truncated JSON',
+			'{"city":"Os',
+			'not valid JSON: it ends after 11 characters before the JSON is complete (truncated?)',
+		],
+		[
+			'truncated after a comma',
+			'{"a":1,',
+			'not valid JSON: it ends after 7 characters before the JSON is complete (truncated?)',
+		],
+		[
+			'truncated array',
+			'[1,2',
+			'not valid JSON: it ends after 4 characters before the JSON is complete (truncated?)',
+		],
 		[
 			'text after the object',
 			'{"a":1} {"b":2}',
 			'not valid JSON: Unexpected non-whitespace character after JSON at position 8 (line 1 column 9)',
 		],
-		['unquoted keys', '{a:1}', "not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)"],
+		[
+			'unquoted keys',
+			'{a:1}',
+			"not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+		],
 		['a JSON array', '[1,2]', 'must be a JSON object, got array'],
 		['JSON null', 'null', 'must be a JSON object, got null'],
 		['a number', '42', 'must be a JSON object, got number'],
@@ -73,10 +97,14 @@ describe('parseToolArguments', () => {
 		const huge = 'x'.repeat(2_000_000);
 		const plain = errorOf(huge);
 		expect(plain.length).toBeLessThan(300);
-		expect(plain).toBe(`not valid JSON, this is plain text: "${'x'.repeat(200)}…" (2000000 characters)`);
+		expect(plain).toBe(
+			`not valid JSON, this is plain text: "${'x'.repeat(200)}…" (2000000 characters)`,
+		);
 		const broken = errorOf(`{"a":"${'y'.repeat(1_000_000)}" "b"}`);
 		expect(broken.length).toBeLessThan(300);
-		expect(broken).toMatch(/^not valid JSON: Expected ',' or '}' after property value in JSON at position 1000008/);
+		expect(broken).toMatch(
+			/^not valid JSON: Expected ',' or '}' after property value in JSON at position 1000008/,
+		);
 	});
 
 	it('parses a huge valid object', () => {

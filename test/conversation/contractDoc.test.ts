@@ -11,9 +11,16 @@ describe('docs/item-contract.md', () => {
 	});
 
 	it('is the schema the contract check uses: an item missing a list, or with a bad message, fails', () => {
-		expect(() => expectConversationItem({ messages: [], tools: [], toolCalls: [] })).toThrow(/trace/);
-		expect(() => expectConversationItem({ messages: [{ role: 'tool', content: 'x' }], tools: [], toolCalls: [], trace: [] })).toThrow(
-			/tool_call_id/,
+		expect(() => expectConversationItem({ messages: [], tools: [], toolCalls: [] })).toThrow(
+			/trace/,
 		);
+		expect(() =>
+			expectConversationItem({
+				messages: [{ role: 'tool', content: 'x' }],
+				tools: [],
+				toolCalls: [],
+				trace: [],
+			}),
+		).toThrow(/tool_call_id/);
 	});
 });

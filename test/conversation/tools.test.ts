@@ -1,12 +1,21 @@
 import { readConversation } from '../../lib/conversation/read';
 import { filterTools, mergeServerTools } from '../../lib/conversation/tools';
 
-const tool = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputSchema: { type: 'object' as const }, ...extra });
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+	name,
+	inputSchema: { type: 'object' as const },
+	...extra,
+});
 
 describe('mergeServerTools', () => {
 	it('labels tools with their server and keeps their MCP fields', () => {
 		const merged = mergeServerTools([], 'files', [
-			tool('read', { title: 'Read', description: 'Reads', outputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }),
+			tool('read', {
+				title: 'Read',
+				description: 'Reads',
+				outputSchema: { type: 'object' },
+				annotations: { readOnlyHint: true },
+			}),
 		]);
 		expect(merged).toEqual([
 			{
@@ -43,14 +52,27 @@ describe('mergeServerTools', () => {
 		const tools = [tool('a'), tool('b'), tool('c')];
 		expect(filterTools(tools, { mode: 'all' }).map((t) => t.name)).toEqual(['a', 'b', 'c']);
 		expect(filterTools(tools, { mode: 'only', names: ['b'] }).map((t) => t.name)).toEqual(['b']);
-		expect(filterTools(tools, { mode: 'except', names: ['b'] }).map((t) => t.name)).toEqual(['a', 'c']);
+		expect(filterTools(tools, { mode: 'except', names: ['b'] }).map((t) => t.name)).toEqual([
+			'a',
+			'c',
+		]);
 	});
 });
 
 describe('readConversation', () => {
 	it('defaults missing lists, keeps other keys and refuses lists of the wrong type', () => {
-		expect(readConversation({ topic: 'x' })).toEqual({ topic: 'x', messages: [], tools: [], toolCalls: [], trace: [] });
-		expect(() => readConversation({ messages: 'hello' })).toThrow("The item's 'messages' must be a list, but it is a string");
-		expect(() => readConversation({ toolCalls: {} })).toThrow("The item's 'toolCalls' must be a list, but it is an object");
+		expect(readConversation({ topic: 'x' })).toEqual({
+			topic: 'x',
+			messages: [],
+			tools: [],
+			toolCalls: [],
+			trace: [],
+		});
+		expect(() => readConversation({ messages: 'hello' })).toThrow(
+			"The item's 'messages' must be a list, but it is a string",
+		);
+		expect(() => readConversation({ toolCalls: {} })).toThrow(
+			"The item's 'toolCalls' must be a list, but it is an object",
+		);
 	});
 });

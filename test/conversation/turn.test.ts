@@ -3,7 +3,15 @@ import type { Conversation } from '../../lib/conversation/types';
 import type { ModelTurn } from '../../lib/dialects/types';
 
 const turnCalling = (...ids: string[]): ModelTurn => ({
-	message: { role: 'assistant', content: null, tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'echo', arguments: '{}' } })) },
+	message: {
+		role: 'assistant',
+		content: null,
+		tool_calls: ids.map((id) => ({
+			id,
+			type: 'function',
+			function: { name: 'echo', arguments: '{}' },
+		})),
+	},
 	toolCalls: ids.map((id) => ({ id, name: 'echo', arguments: {}, rawArguments: '{}' })),
 	finish: 'tool_calls',
 	finishReason: 'STOP',
@@ -12,7 +20,11 @@ const turnCalling = (...ids: string[]): ModelTurn => ({
 const afterOneRound: Conversation = {
 	messages: [
 		{ role: 'user', content: 'go' },
-		{ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'echo', arguments: '{}' } }] },
+		{
+			role: 'assistant',
+			content: null,
+			tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'echo', arguments: '{}' } }],
+		},
 		{ role: 'tool', tool_call_id: 'call_0', content: 'ok' },
 	],
 	tools: [{ name: 'echo', inputSchema: { type: 'object' } }],
@@ -27,7 +39,10 @@ describe('applyModelTurn', () => {
 		const next = applyModelTurn(afterOneRound, turnCalling('call_0', 'call_1'), new Set());
 		expect(next.toolCalls.map((call) => call.id)).toEqual(['call_0_r2', 'call_1']);
 		const last = next.messages.at(-1);
-		expect(last?.role === 'assistant' && last.tool_calls?.map((call) => call.id)).toEqual(['call_0_r2', 'call_1']);
+		expect(last?.role === 'assistant' && last.tool_calls?.map((call) => call.id)).toEqual([
+			'call_0_r2',
+			'call_1',
+		]);
 		expect(next.rounds).toBe(2);
 	});
 

@@ -14,9 +14,17 @@ import { echoText, weather } from '../support/dialectTools';
 const echo = echoText;
 
 const settings: ModelSettings = { model: 'claude-test', toolChoice: 'auto', stream: false };
-const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
+const call = (id: string, name: string, args: string) => ({
+	id,
+	type: 'function' as const,
+	function: { name, arguments: args },
+});
 
-function build(messages: Message[], tools: Tool[] = [weather, echo], overrides: Partial<ModelSettings> = {}) {
+function build(
+	messages: Message[],
+	tools: Tool[] = [weather, echo],
+	overrides: Partial<ModelSettings> = {},
+) {
 	return anthropicDialect.buildRequest({ messages, tools }, { ...settings, ...overrides });
 }
 
@@ -39,16 +47,25 @@ describe('buildRequest: tool choice', () => {
 		// "none" allows no call at all, so it has no parallel flag.
 		['none', { type: 'none' }],
 	])('turns parallel calls off on %j', (toolChoice, expected) => {
-		expect(build(messages, undefined, { toolChoice, parallelToolCalls: false }).body.tool_choice).toEqual(expected);
+		expect(
+			build(messages, undefined, { toolChoice, parallelToolCalls: false }).body.tool_choice,
+		).toEqual(expected);
 	});
 
 	it('sends no flag when parallel calls are on or not set: they are on by default', () => {
-		expect(build(messages, undefined, { parallelToolCalls: true }).body.tool_choice).toEqual({ type: 'auto' });
+		expect(build(messages, undefined, { parallelToolCalls: true }).body.tool_choice).toEqual({
+			type: 'auto',
+		});
 	});
 
 	it('leaves out tools and tool_choice when there are no tools', () => {
 		const { body } = build(messages, [], { toolChoice: 'required', parallelToolCalls: false });
-		expect(body).toEqual({ model: 'claude-test', max_tokens: 4096, messages: [{ role: 'user', content: 'Hi' }], stream: false });
+		expect(body).toEqual({
+			model: 'claude-test',
+			max_tokens: 4096,
+			messages: [{ role: 'user', content: 'Hi' }],
+			stream: false,
+		});
 	});
 });
 
@@ -86,7 +103,10 @@ describe('buildRequest: names', () => {
 			],
 			[],
 		);
-		expect(body.messages[0]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'old_tool', input: {} }] });
+		expect(body.messages[0]).toEqual({
+			role: 'assistant',
+			content: [{ type: 'tool_use', id: 'toolu_1', name: 'old_tool', input: {} }],
+		});
 		expect(names.fromVendor('old_tool')).toBe('old.tool');
 	});
 
@@ -100,9 +120,17 @@ describe('buildRequest: names', () => {
 
 	it('makes call ids legal tool_use ids, apart from each other, and the same for call and result', () => {
 		const ids = anthropicToolUseIds(['a.b', 'a_b', 'toolu_01X']);
-		expect([ids.toVendor('a.b'), ids.toVendor('a_b'), ids.toVendor('toolu_01X')]).toEqual(['a_b_2', 'a_b', 'toolu_01X']);
+		expect([ids.toVendor('a.b'), ids.toVendor('a_b'), ids.toVendor('toolu_01X')]).toEqual([
+			'a_b_2',
+			'a_b',
+			'toolu_01X',
+		]);
 		const { body } = build([
-			{ role: 'assistant', content: null, tool_calls: [call('a.b', 'echo', '{}'), call('a_b', 'echo', '{}')] },
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: [call('a.b', 'echo', '{}'), call('a_b', 'echo', '{}')],
+			},
 			{ role: 'tool', tool_call_id: 'a.b', content: 'one' },
 			{ role: 'tool', tool_call_id: 'a_b', content: 'two' },
 		]);
@@ -117,12 +145,22 @@ describe('buildRequest: tool schemas', () => {
 	const schemaOf = (tool: Tool) => build([], [tool]).body.tools?.[0];
 
 	it('sends an empty schema as an object without properties', () => {
-		expect(schemaOf({ name: 'ping', inputSchema: {} })).toEqual({ name: 'ping', input_schema: { type: 'object', properties: {} } });
+		expect(schemaOf({ name: 'ping', inputSchema: {} })).toEqual({
+			name: 'ping',
+			input_schema: { type: 'object', properties: {} },
+		});
 	});
 
 	it('adds the type a root schema must name, keeping every other keyword', () => {
-		const tool: Tool = { name: 'find', inputSchema: { properties: { q: { type: 'string' } }, $defs: { x: { type: 'string' } } } };
-		expect(schemaOf(tool)?.input_schema).toEqual({ properties: { q: { type: 'string' } }, $defs: { x: { type: 'string' } }, type: 'object' });
+		const tool: Tool = {
+			name: 'find',
+			inputSchema: { properties: { q: { type: 'string' } }, $defs: { x: { type: 'string' } } },
+		};
+		expect(schemaOf(tool)?.input_schema).toEqual({
+			properties: { q: { type: 'string' } },
+			$defs: { x: { type: 'string' } },
+			type: 'object',
+		});
 	});
 
 	it('moves a root oneOf or allOf into the description, which may be absent', () => {
@@ -139,20 +177,28 @@ describe('buildRequest: tool schemas', () => {
 			name: 'pick',
 			description:
 				'The arguments must also match this JSON Schema: {"oneOf":[{"required":["a"]},{"required":["b"]}],"allOf":[{"minProperties":1}]}',
-			input_schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } },
+			input_schema: {
+				type: 'object',
+				properties: { a: { type: 'string' }, b: { type: 'string' } },
+			},
 		});
 		// The tool keeps its own schema: the executor checks arguments against it.
 		expect(tool.inputSchema.oneOf).toBeDefined();
 	});
 
 	it('keeps unions below the root, where Anthropic takes them', () => {
-		const inputSchema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'number' }] } } };
+		const inputSchema = {
+			type: 'object',
+			properties: { v: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+		};
 		expect(schemaOf({ name: 'v', inputSchema })?.input_schema).toEqual(inputSchema);
 	});
 
 	it('refuses a root schema that is not an object, naming the tool', () => {
 		expect(() => build([], [{ name: 'raw', inputSchema: { type: 'string' } }])).toThrow(
-			new Error(`Tool 'raw' cannot be offered to Anthropic: its input schema has type "string", and Anthropic takes object schemas only.`),
+			new Error(
+				`Tool 'raw' cannot be offered to Anthropic: its input schema has type "string", and Anthropic takes object schemas only.`,
+			),
 		);
 	});
 
@@ -171,15 +217,35 @@ describe('buildRequest: tool schemas', () => {
 
 describe('buildRequest: messages', () => {
 	it('joins system messages into `system` and leaves it out when there is none', () => {
-		expect(build([{ role: 'system', content: 'A' }, { role: 'user', content: 'Hi' }, { role: 'system', content: 'B' }]).body.system).toBe(
-			'A\n\nB',
-		);
-		expect(build([{ role: 'system', content: ' ' }, { role: 'user', content: 'Hi' }]).body).not.toHaveProperty('system');
+		expect(
+			build([
+				{ role: 'system', content: 'A' },
+				{ role: 'user', content: 'Hi' },
+				{ role: 'system', content: 'B' },
+			]).body.system,
+		).toBe('A\n\nB');
+		expect(
+			build([
+				{ role: 'system', content: ' ' },
+				{ role: 'user', content: 'Hi' },
+			]).body,
+		).not.toHaveProperty('system');
 	});
 
 	it('merges consecutive user messages into one turn, since roles must alternate', () => {
-		expect(build([{ role: 'user', content: 'One' }, { role: 'user', content: 'Two' }]).body.messages).toEqual([
-			{ role: 'user', content: [{ type: 'text', text: 'One' }, { type: 'text', text: 'Two' }] },
+		expect(
+			build([
+				{ role: 'user', content: 'One' },
+				{ role: 'user', content: 'Two' },
+			]).body.messages,
+		).toEqual([
+			{
+				role: 'user',
+				content: [
+					{ type: 'text', text: 'One' },
+					{ type: 'text', text: 'Two' },
+				],
+			},
 		]);
 	});
 
@@ -208,18 +274,27 @@ describe('buildRequest: messages', () => {
 		]);
 		expect(body.messages).toEqual([
 			{ role: 'user', content: 'Hi' },
-			{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: {} }] },
+			{
+				role: 'assistant',
+				content: [{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: {} }],
+			},
 			{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1' }] },
 		]);
 	});
 
 	it('sends an assistant text without calls as a plain string', () => {
-		expect(build([{ role: 'assistant', content: 'Done.' }]).body.messages).toEqual([{ role: 'assistant', content: 'Done.' }]);
+		expect(build([{ role: 'assistant', content: 'Done.' }]).body.messages).toEqual([
+			{ role: 'assistant', content: 'Done.' },
+		]);
 	});
 
 	it('sends none of our own keys', () => {
 		const { body } = build([
-			{ role: 'assistant', content: null, tool_calls: [call('toolu_1', 'weather.get', '{"city":"Oslo"}')] },
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: [call('toolu_1', 'weather.get', '{"city":"Oslo"}')],
+			},
 			{
 				role: 'tool',
 				tool_call_id: 'toolu_1',
@@ -229,14 +304,21 @@ describe('buildRequest: messages', () => {
 				attachments: [{ binaryProperty: 'data', kind: 'image', mimeType: 'image/png' }],
 			},
 		]);
-		expect(JSON.stringify(body)).not.toMatch(/structuredContent|attachments|isError|mcpName|outputSchema|"server"/);
+		expect(JSON.stringify(body)).not.toMatch(
+			/structuredContent|attachments|isError|mcpName|outputSchema|"server"/,
+		);
 	});
 
 	it('keeps arguments that are not a JSON object visible beside an input of {}', () => {
-		const { body } = build([{ role: 'assistant', content: 'Sure.', tool_calls: [call('toolu_1', 'echo', '[1,2]')] }]);
+		const { body } = build([
+			{ role: 'assistant', content: 'Sure.', tool_calls: [call('toolu_1', 'echo', '[1,2]')] },
+		]);
 		expect(body.messages[0].content).toEqual([
 			{ type: 'text', text: 'Sure.' },
-			{ type: 'text', text: '[The arguments of this echo call were not a JSON object, so its input is shown as {}. They were: [1,2]]' },
+			{
+				type: 'text',
+				text: '[The arguments of this echo call were not a JSON object, so its input is shown as {}. They were: [1,2]]',
+			},
 			{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: {} },
 		]);
 	});
@@ -261,7 +343,12 @@ describe('buildRequest: vendorTurn', () => {
 
 	it('rebuilds the turn when its calls no longer match the message (edited between nodes)', () => {
 		expect(build([turn([thinking, toolUse], 'toolu_other')]).body.messages).toEqual([
-			{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_other', name: 'weather_get', input: { city: 'Oslo' } }] },
+			{
+				role: 'assistant',
+				content: [
+					{ type: 'tool_use', id: 'toolu_other', name: 'weather_get', input: { city: 'Oslo' } },
+				],
+			},
 		]);
 	});
 
@@ -269,13 +356,20 @@ describe('buildRequest: vendorTurn', () => {
 		const cut = { ...toolUse, input: '{"city":"Os' };
 		expect(build([turn([thinking, cut])]).body.messages[0].content).toEqual([
 			thinking,
-			{ type: 'text', text: '[The arguments of this weather_get call were not a JSON object, so its input is shown as {}. They were: {"city":"Os]' },
+			{
+				type: 'text',
+				text: '[The arguments of this weather_get call were not a JSON object, so its input is shown as {}. They were: {"city":"Os]',
+			},
 			{ ...toolUse, input: {} },
 		]);
 	});
 
 	it('ignores the vendorTurn of another dialect', () => {
-		const message: AssistantMessage = { role: 'assistant', content: 'Hi.', vendorTurn: { dialect: 'gemini', content: [{ text: 'Hi.' }] } };
+		const message: AssistantMessage = {
+			role: 'assistant',
+			content: 'Hi.',
+			vendorTurn: { dialect: 'gemini', content: [{ text: 'Hi.' }] },
+		};
 		expect(build([message]).body.messages).toEqual([{ role: 'assistant', content: 'Hi.' }]);
 	});
 });
@@ -303,24 +397,42 @@ describe('parseResponse', () => {
 			{ type: 'text', text: 'cold', citations: [{ type: 'char_location', cited_text: 'cold' }] },
 			{ type: 'text', text: '.' },
 		]);
-		expect(anthropicDialect.parseResponse(body, names).message).toEqual({ role: 'assistant', content: 'Oslo is cold.' });
+		expect(anthropicDialect.parseResponse(body, names).message).toEqual({
+			role: 'assistant',
+			content: 'Oslo is cold.',
+		});
 	});
 
 	it('keeps server tool blocks as vendorTurn, and reads only client tool_use blocks as calls', () => {
 		const content = [
-			{ type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'Oslo weather' } },
+			{
+				type: 'server_tool_use',
+				id: 'srvtoolu_1',
+				name: 'web_search',
+				input: { query: 'Oslo weather' },
+			},
 			{ type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [] },
 			{ type: 'text', text: 'Checking.' },
 			{ type: 'tool_use', id: 'toolu_1', name: 'weather_get', input: { city: 'Oslo' } },
 		];
-		const turn = anthropicDialect.parseResponse(message(content, { stop_reason: 'tool_use' }), names);
+		const turn = anthropicDialect.parseResponse(
+			message(content, { stop_reason: 'tool_use' }),
+			names,
+		);
 		expect(turn.message).toEqual({
 			role: 'assistant',
 			content: 'Checking.',
 			tool_calls: [call('toolu_1', 'weather.get', '{"city":"Oslo"}')],
 			vendorTurn: { dialect: 'anthropic', content },
 		});
-		expect(turn.toolCalls).toEqual([{ id: 'toolu_1', name: 'weather.get', arguments: { city: 'Oslo' }, rawArguments: '{"city":"Oslo"}' }]);
+		expect(turn.toolCalls).toEqual([
+			{
+				id: 'toolu_1',
+				name: 'weather.get',
+				arguments: { city: 'Oslo' },
+				rawArguments: '{"city":"Oslo"}',
+			},
+		]);
 	});
 
 	it('leaves out usage when the body has none and skips blocks that are not objects', () => {
@@ -336,14 +448,32 @@ describe('parseResponse', () => {
 	it.each<[string, unknown, string]>([
 		[
 			'an Anthropic error body',
-			{ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' }, request_id: 'req_1' },
+			{
+				type: 'error',
+				error: { type: 'invalid_request_error', message: 'max_tokens: Field required' },
+				request_id: 'req_1',
+			},
 			'The model API returned an error: max_tokens: Field required (invalid_request_error)',
 		],
-		['a gateway error string', { error: 'upstream unavailable' }, 'The model API returned an error: upstream unavailable'],
-		['no content array', { id: 'msg_1', type: 'message' }, 'The model API response has no content array: {"id":"msg_1","type":"message"}'],
-		['not an object', 'Bad Gateway', 'The model API returned an error: not a JSON object: "Bad Gateway"'],
+		[
+			'a gateway error string',
+			{ error: 'upstream unavailable' },
+			'The model API returned an error: upstream unavailable',
+		],
+		[
+			'no content array',
+			{ id: 'msg_1', type: 'message' },
+			'The model API response has no content array: {"id":"msg_1","type":"message"}',
+		],
+		[
+			'not an object',
+			'Bad Gateway',
+			'The model API returned an error: not a JSON object: "Bad Gateway"',
+		],
 	])('throws a clear error for %s', (_label, body, text) => {
-		expect(() => anthropicDialect.parseResponse(body as AnthropicMessage, names)).toThrow(new Error(text));
+		expect(() => anthropicDialect.parseResponse(body as AnthropicMessage, names)).toThrow(
+			new Error(text),
+		);
 	});
 });
 
@@ -371,12 +501,32 @@ function assemble(events: unknown[]) {
 	return assembler;
 }
 
-const start = (usage: Record<string, unknown> = { input_tokens: 10, output_tokens: 1 }, content: unknown[] = []) => ({
+const start = (
+	usage: Record<string, unknown> = { input_tokens: 10, output_tokens: 1 },
+	content: unknown[] = [],
+) => ({
 	type: 'message_start',
-	message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-test', content, stop_reason: null, stop_sequence: null, usage },
+	message: {
+		id: 'msg_1',
+		type: 'message',
+		role: 'assistant',
+		model: 'claude-test',
+		content,
+		stop_reason: null,
+		stop_sequence: null,
+		usage,
+	},
 });
-const blockStart = (index: number, block: Record<string, unknown>) => ({ type: 'content_block_start', index, content_block: block });
-const delta = (index: number, value: Record<string, unknown>) => ({ type: 'content_block_delta', index, delta: value });
+const blockStart = (index: number, block: Record<string, unknown>) => ({
+	type: 'content_block_start',
+	index,
+	content_block: block,
+});
+const delta = (index: number, value: Record<string, unknown>) => ({
+	type: 'content_block_delta',
+	index,
+	delta: value,
+});
 const end = (stopReason: string, usage: Record<string, unknown> = { output_tokens: 5 }) => [
 	{ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage },
 	{ type: 'message_stop' },
@@ -386,7 +536,12 @@ describe('createStreamAssembler', () => {
 	const names = anthropicToolNames(['weather.get', 'echo']);
 
 	it('is finished only after message_stop, so a cut stream is detected', () => {
-		const events = [start(), blockStart(0, { type: 'text', text: '' }), delta(0, { type: 'text_delta', text: 'Hi' }), ...end('end_turn')];
+		const events = [
+			start(),
+			blockStart(0, { type: 'text', text: '' }),
+			delta(0, { type: 'text_delta', text: 'Hi' }),
+			...end('end_turn'),
+		];
 		expect(assemble(events.slice(0, -2)).finished()).toBe(false);
 		// message_delta carries the stop reason, but the turn is over only at message_stop.
 		expect(assemble(events.slice(0, -1)).finished()).toBe(false);
@@ -396,8 +551,17 @@ describe('createStreamAssembler', () => {
 	});
 
 	it('assembles thinking and its signature into the same turn as the non-streamed body', () => {
-		const thinking = { type: 'thinking', thinking: 'Use the weather tool.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA==' };
-		const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'weather_get', input: { city: 'Oslo' } };
+		const thinking = {
+			type: 'thinking',
+			thinking: 'Use the weather tool.',
+			signature: 'EqQBCgIYAhIM1gbcDa9GJwZA==',
+		};
+		const toolUse = {
+			type: 'tool_use',
+			id: 'toolu_1',
+			name: 'weather_get',
+			input: { city: 'Oslo' },
+		};
 		const streamed = assemble([
 			start(),
 			blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
@@ -410,13 +574,24 @@ describe('createStreamAssembler', () => {
 			{ type: 'content_block_stop', index: 1 },
 			...end('tool_use', { output_tokens: 5 }),
 		]);
-		const nonStreamed = message([thinking, toolUse], { stop_reason: 'tool_use', usage: { input_tokens: 10, output_tokens: 5 } });
+		const nonStreamed = message([thinking, toolUse], {
+			stop_reason: 'tool_use',
+			usage: { input_tokens: 10, output_tokens: 5 },
+		});
 		expect(streamed.result().content).toEqual([thinking, toolUse]);
-		expect(anthropicDialect.parseResponse(streamed.result(), names)).toEqual(anthropicDialect.parseResponse(nonStreamed, names));
+		expect(anthropicDialect.parseResponse(streamed.result(), names)).toEqual(
+			anthropicDialect.parseResponse(nonStreamed, names),
+		);
 	});
 
 	it('appends citations to their text block', () => {
-		const citation = { type: 'char_location', cited_text: 'cold', document_index: 0, start_char_index: 0, end_char_index: 4 };
+		const citation = {
+			type: 'char_location',
+			cited_text: 'cold',
+			document_index: 0,
+			start_char_index: 0,
+			end_char_index: 4,
+		};
 		const body = assemble([
 			start(),
 			blockStart(0, { type: 'text', text: '' }),
@@ -435,21 +610,48 @@ describe('createStreamAssembler', () => {
 			...end('tool_use'),
 		]).result();
 		expect(anthropicDialect.parseResponse(body, names).toolCalls).toEqual([
-			{ id: 'toolu_1', name: 'echo', arguments: null, rawArguments: '[1, 2]', argumentsError: 'must be a JSON object, got array' },
+			{
+				id: 'toolu_1',
+				name: 'echo',
+				arguments: null,
+				rawArguments: '[1, 2]',
+				argumentsError: 'must be a JSON object, got array',
+			},
 		]);
 	});
 
 	it('keeps the input a tool_use block started with when no JSON follows', () => {
-		const body = assemble([start(), blockStart(0, { type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } }), ...end('tool_use')]).result();
-		expect(body.content).toEqual([{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } }]);
+		const body = assemble([
+			start(),
+			blockStart(0, { type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } }),
+			...end('tool_use'),
+		]).result();
+		expect(body.content).toEqual([
+			{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } },
+		]);
 	});
 
 	it('reads blocks a message_start already holds (as in the vercel/ai capture message-start-prepopulated-content)', () => {
-		const toolUse = { type: 'tool_use', id: 'toolu_followup', name: 'lookup_customer', input: { id: 'customer_123' } };
+		const toolUse = {
+			type: 'tool_use',
+			id: 'toolu_followup',
+			name: 'lookup_customer',
+			input: { id: 'customer_123' },
+		};
 		const opening = start({ input_tokens: 0, output_tokens: 0 }, [toolUse]);
-		const body = assemble([{ ...opening, message: { ...opening.message, stop_reason: 'tool_use' } }, { type: 'message_stop' }]).result();
+		const body = assemble([
+			{ ...opening, message: { ...opening.message, stop_reason: 'tool_use' } },
+			{ type: 'message_stop' },
+		]).result();
 		const turn = anthropicDialect.parseResponse(body, anthropicToolNames(['lookup_customer']));
-		expect(turn.toolCalls).toEqual([{ id: 'toolu_followup', name: 'lookup_customer', arguments: { id: 'customer_123' }, rawArguments: '{"id":"customer_123"}' }]);
+		expect(turn.toolCalls).toEqual([
+			{
+				id: 'toolu_followup',
+				name: 'lookup_customer',
+				arguments: { id: 'customer_123' },
+				rawArguments: '{"id":"customer_123"}',
+			},
+		]);
 		expect(turn.finishReason).toBe('tool_use');
 	});
 
@@ -484,7 +686,9 @@ describe('createStreamAssembler', () => {
 			delta(0, { type: 'text_delta', text: 'Hel' }),
 			{ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
 		]).result();
-		expect(() => anthropicDialect.parseResponse(body, names)).toThrow('The model API returned an error: Overloaded (overloaded_error)');
+		expect(() => anthropicDialect.parseResponse(body, names)).toThrow(
+			'The model API returned an error: Overloaded (overloaded_error)',
+		);
 	});
 
 	it('yields an empty message for an empty stream, which is not finished', () => {
@@ -500,11 +704,19 @@ describe('createStreamAssembler', () => {
 });
 
 describe('http', () => {
-	const endpoint: EndpointConfig = { baseUrl: ANTHROPIC_BASE_URL, apiKey: 'sk-ant-test', headers: { 'anthropic-beta': 'some-beta' } };
+	const endpoint: EndpointConfig = {
+		baseUrl: ANTHROPIC_BASE_URL,
+		apiKey: 'sk-ant-test',
+		headers: { 'anthropic-beta': 'some-beta' },
+	};
 
 	it('calls /v1/messages on the base URL, streamed or not, with SSE framing', () => {
-		expect(anthropicHttp.url(endpoint, 'claude-test', false)).toBe('https://api.anthropic.com/v1/messages');
-		expect(anthropicHttp.url({ ...endpoint, baseUrl: 'http://gateway:4000' }, 'claude-test', true)).toBe('http://gateway:4000/v1/messages');
+		expect(anthropicHttp.url(endpoint, 'claude-test', false)).toBe(
+			'https://api.anthropic.com/v1/messages',
+		);
+		expect(
+			anthropicHttp.url({ ...endpoint, baseUrl: 'http://gateway:4000' }, 'claude-test', true),
+		).toBe('http://gateway:4000/v1/messages');
 		expect(anthropicHttp.streamFraming).toBe('sse');
 	});
 
@@ -514,17 +726,28 @@ describe('http', () => {
 			'x-api-key': 'sk-ant-test',
 			'anthropic-version': '2023-06-01',
 		});
-		expect(anthropicHttp.headers({ baseUrl: 'http://gateway', version: '2024-01-01', headers: {} })).toEqual({
+		expect(
+			anthropicHttp.headers({ baseUrl: 'http://gateway', version: '2024-01-01', headers: {} }),
+		).toEqual({
 			'anthropic-version': '2024-01-01',
 		});
-		expect(anthropicHttp.headers({ baseUrl: 'http://gateway', version: '', headers: {} })).toEqual({ 'anthropic-version': '2023-06-01' });
+		expect(anthropicHttp.headers({ baseUrl: 'http://gateway', version: '', headers: {} })).toEqual({
+			'anthropic-version': '2023-06-01',
+		});
 	});
 
 	it('lists models from /v1/models, a page of up to 1000', () => {
-		expect(anthropicHttp.modelsUrl(endpoint)).toBe('https://api.anthropic.com/v1/models?limit=1000');
+		expect(anthropicHttp.modelsUrl(endpoint)).toBe(
+			'https://api.anthropic.com/v1/models?limit=1000',
+		);
 		const body = {
 			data: [
-				{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
+				{
+					type: 'model',
+					id: 'claude-sonnet-4-5-20250929',
+					display_name: 'Claude Sonnet 4.5',
+					created_at: '2025-09-29T00:00:00Z',
+				},
 				{ type: 'model', id: 'claude-haiku-4-5', display_name: 'Claude Haiku 4.5' },
 				{ display_name: 'no id' },
 				'junk',
@@ -533,12 +756,18 @@ describe('http', () => {
 			first_id: 'claude-sonnet-4-5-20250929',
 			last_id: 'claude-haiku-4-5',
 		};
-		expect(anthropicHttp.parseModels(body)).toEqual(['claude-sonnet-4-5-20250929', 'claude-haiku-4-5']);
+		expect(anthropicHttp.parseModels(body)).toEqual([
+			'claude-sonnet-4-5-20250929',
+			'claude-haiku-4-5',
+		]);
 		expect(anthropicHttp.parseModels({ error: 'nope' })).toEqual([]);
 	});
 
 	it.each<[unknown, string | undefined]>([
-		[{ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }, 'invalid x-api-key (authentication_error)'],
+		[
+			{ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+			'invalid x-api-key (authentication_error)',
+		],
 		[{ error: { message: 'rate limited' } }, 'rate limited'],
 		[{ error: 'Bad gateway' }, 'Bad gateway'],
 		[{ type: 'message_stop' }, undefined],
@@ -557,7 +786,10 @@ describe('anthropicDialect round trip', () => {
 			{ type: 'thinking', thinking: 'Call it.', signature: 'sig==' },
 			{ type: 'tool_use', id: 'toolu_9', name: 'weather_get', input: { city: 'Oslo' } },
 		];
-		const turn = anthropicDialect.parseResponse(message(blocks, { stop_reason: 'tool_use' }), names);
+		const turn = anthropicDialect.parseResponse(
+			message(blocks, { stop_reason: 'tool_use' }),
+			names,
+		);
 		const conversation: Pick<Conversation, 'messages' | 'tools'> = {
 			tools,
 			messages: [

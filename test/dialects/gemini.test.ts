@@ -14,12 +14,16 @@ import { echoWithoutSchema, weather } from '../support/dialectTools';
 const echo = echoWithoutSchema;
 
 const settings: ModelSettings = { model: 'gemini-2.5-flash', toolChoice: 'auto', stream: false };
-const build = (conversation: Pick<Conversation, 'messages' | 'tools'>, overrides: Partial<ModelSettings> = {}) =>
-	geminiDialect.buildRequest(conversation, { ...settings, ...overrides });
+const build = (
+	conversation: Pick<Conversation, 'messages' | 'tools'>,
+	overrides: Partial<ModelSettings> = {},
+) => geminiDialect.buildRequest(conversation, { ...settings, ...overrides });
 
 /** The assistant turn a Gemini answer with these parts leaves in the conversation. */
 function geminiTurn(parts: GeminiPart[]): AssistantMessage {
-	const body = { candidates: [{ content: { role: 'model' as const, parts }, finishReason: 'STOP' }] };
+	const body = {
+		candidates: [{ content: { role: 'model' as const, parts }, finishReason: 'STOP' }],
+	};
 	return geminiDialect.parseResponse(body, geminiToolNames(['weather.get', 'echo'])).message;
 }
 
@@ -51,20 +55,30 @@ describe('buildRequest', () => {
 	});
 
 	it('puts temperature and the token limit in generationConfig, each only when set', () => {
-		expect(build({ tools: [], messages: [ask] }, { temperature: 0 }).body.generationConfig).toEqual({ temperature: 0 });
-		expect(build({ tools: [], messages: [ask] }, { maxTokens: 64 }).body.generationConfig).toEqual({ maxOutputTokens: 64 });
+		expect(build({ tools: [], messages: [ask] }, { temperature: 0 }).body.generationConfig).toEqual(
+			{ temperature: 0 },
+		);
+		expect(build({ tools: [], messages: [ask] }, { maxTokens: 64 }).body.generationConfig).toEqual({
+			maxOutputTokens: 64,
+		});
 		expect(build({ tools: [], messages: [ask] }).body).not.toHaveProperty('generationConfig');
 	});
 
 	it('names every tool as not strict when strict is asked for: Gemini has no strict mode', () => {
 		const conversation = { tools: [weather, echo], messages: [ask] };
 		expect(build(conversation).notStrict).toEqual([]);
-		expect(build(conversation, { strict: true }).notStrict.map((entry) => entry.name)).toEqual(['weather.get', 'echo']);
+		expect(build(conversation, { strict: true }).notStrict.map((entry) => entry.name)).toEqual([
+			'weather.get',
+			'echo',
+		]);
 	});
 
 	it('keeps dotted MCP names, repairs illegal ones, and maps both back', () => {
 		const long = `t${'x'.repeat(140)}`;
-		const tools = ['weather.get', 'ns:tool-1', '1st tool', 'a/b', long].map((name): Tool => ({ name, inputSchema: {} }));
+		const tools = ['weather.get', 'ns:tool-1', '1st tool', 'a/b', long].map((name): Tool => ({
+			name,
+			inputSchema: {},
+		}));
 		const { body, names } = build({ tools, messages: [ask] });
 		const declared = body.tools![0].functionDeclarations.map((declaration) => declaration.name);
 		expect(declared.slice(0, 4)).toEqual(['weather.get', 'ns:tool-1', '_1st_tool', 'a_b']);
@@ -87,7 +101,9 @@ describe('buildRequest', () => {
 				},
 			],
 		});
-		expect(JSON.stringify(body)).not.toMatch(/structuredContent|attachments|isError|mcpName|annotations|outputSchema|vendorTurn|tool_call/);
+		expect(JSON.stringify(body)).not.toMatch(
+			/structuredContent|attachments|isError|mcpName|annotations|outputSchema|vendorTurn|tool_call/,
+		);
 	});
 
 	it('puts every system message in systemInstruction, in order', () => {
@@ -100,32 +116,52 @@ describe('buildRequest', () => {
 	});
 
 	it('leaves out an assistant turn with nothing in it, which Gemini would refuse', () => {
-		const { body } = build({ tools: [], messages: [ask, { role: 'assistant', content: null }, { role: 'assistant', content: '' }] });
+		const { body } = build({
+			tools: [],
+			messages: [ask, { role: 'assistant', content: null }, { role: 'assistant', content: '' }],
+		});
 		expect(body.contents).toHaveLength(1);
 	});
 
 	describe('continuing a Gemini turn', () => {
 		const parts: GeminiPart[] = [
 			{ text: 'Thinking about it.', thought: true },
-			{ functionCall: { name: 'weather.get', args: { city: 'Oslo' }, id: 'fc_1' }, thoughtSignature: 'c2lnLTE=' },
+			{
+				functionCall: { name: 'weather.get', args: { city: 'Oslo' }, id: 'fc_1' },
+				thoughtSignature: 'c2lnLTE=',
+			},
 			{ functionCall: { name: 'echo', args: {} } },
 		];
 		const turn = geminiTurn(parts);
 		const results = [
-			{ role: 'tool' as const, tool_call_id: 'fc_1', content: '{"temp":3}', structuredContent: { temp: 3 } },
+			{
+				role: 'tool' as const,
+				tool_call_id: 'fc_1',
+				content: '{"temp":3}',
+				structuredContent: { temp: 3 },
+			},
 			{ role: 'tool' as const, tool_call_id: 'call_1', content: 'hi' },
 		];
 
 		it('echoes the parts verbatim and answers each call by name, with the id only where Gemini gave one', () => {
 			expect(turn.tool_calls?.map((call) => call.id)).toEqual(['fc_1', 'call_1']);
-			const { body } = build({ tools: [weather, echo], messages: [ask, turn, ...results] }, { model: 'gemini-3-pro-preview' });
+			const { body } = build(
+				{ tools: [weather, echo], messages: [ask, turn, ...results] },
+				{ model: 'gemini-3-pro-preview' },
+			);
 			expect(body.contents).toEqual([
 				{ role: 'user', parts: [{ text: 'Weather in Oslo?' }] },
 				{ role: 'model', parts },
 				{
 					role: 'user',
 					parts: [
-						{ functionResponse: { name: 'weather.get', id: 'fc_1', response: { output: { temp: 3 } } } },
+						{
+							functionResponse: {
+								name: 'weather.get',
+								id: 'fc_1',
+								response: { output: { temp: 3 } },
+							},
+						},
 						{ functionResponse: { name: 'echo', response: { output: 'hi' } } },
 					],
 				},
@@ -133,8 +169,15 @@ describe('buildRequest', () => {
 		});
 
 		it('gives an unsigned Gemini turn (a model that did not sign) the stand-in when a signing model continues it', () => {
-			const unsigned = geminiTurn([{ text: 'Sure.' }, ...parts.slice(2), { functionCall: { name: 'weather.get', args: {} } }]);
-			const { body } = build({ tools: [weather, echo], messages: [unsigned] }, { model: 'gemini-3-flash-preview' });
+			const unsigned = geminiTurn([
+				{ text: 'Sure.' },
+				...parts.slice(2),
+				{ functionCall: { name: 'weather.get', args: {} } },
+			]);
+			const { body } = build(
+				{ tools: [weather, echo], messages: [unsigned] },
+				{ model: 'gemini-3-flash-preview' },
+			);
 			expect(body.contents[0].parts).toEqual([
 				{ text: 'Sure.' },
 				{ functionCall: { name: 'echo', args: {} }, thoughtSignature: SKIP_SIGNATURE },
@@ -145,7 +188,10 @@ describe('buildRequest', () => {
 		});
 
 		it('ignores a vendorTurn written by another dialect, and an empty one', () => {
-			for (const vendorTurn of [{ dialect: 'anthropic', content: [{ type: 'thinking' }] }, { dialect: 'gemini', content: [] }]) {
+			for (const vendorTurn of [
+				{ dialect: 'anthropic', content: [{ type: 'thinking' }] },
+				{ dialect: 'gemini', content: [] },
+			]) {
 				const { body } = build({ tools: [weather], messages: [{ ...turn, vendorTurn }] });
 				expect(body.contents[0].parts).toEqual([
 					{ functionCall: { name: 'weather.get', args: { city: 'Oslo' } } },
@@ -173,13 +219,22 @@ describe('buildRequest', () => {
 			role: 'assistant',
 			content: null,
 			tool_calls: [
-				{ id: 'call_abc', type: 'function', function: { name: 'weather.get', arguments: '{"city":"Oslo"}' } },
+				{
+					id: 'call_abc',
+					type: 'function',
+					function: { name: 'weather.get', arguments: '{"city":"Oslo"}' },
+				},
 				{ id: 'call_def', type: 'function', function: { name: 'echo', arguments: '[1]' } },
 			],
 		};
 		const results = [
 			{ role: 'tool' as const, tool_call_id: 'call_abc', content: 'cold' },
-			{ role: 'tool' as const, tool_call_id: 'call_def', content: 'Error: must be an object', isError: true },
+			{
+				role: 'tool' as const,
+				tool_call_id: 'call_def',
+				content: 'Error: must be an object',
+				isError: true,
+			},
 		];
 
 		it.each([
@@ -189,9 +244,15 @@ describe('buildRequest', () => {
 			['gemini-2.5-flash', false],
 			['gemini-flash-latest', false],
 		])('gives the first call of %s the stand-in signature: %s', (model, signed) => {
-			const { body } = build({ tools: [weather, echo], messages: [foreign, ...results] }, { model });
+			const { body } = build(
+				{ tools: [weather, echo], messages: [foreign, ...results] },
+				{ model },
+			);
 			expect(body.contents[0].parts).toEqual([
-				{ functionCall: { name: 'weather.get', args: { city: 'Oslo' } }, ...(signed && { thoughtSignature: SKIP_SIGNATURE }) },
+				{
+					functionCall: { name: 'weather.get', args: { city: 'Oslo' } },
+					...(signed && { thoughtSignature: SKIP_SIGNATURE }),
+				},
 				{ functionCall: { name: 'echo', args: {} } },
 			]);
 			// Another vendor's ids mean nothing to Gemini: none is sent.
@@ -202,15 +263,30 @@ describe('buildRequest', () => {
 		});
 
 		it('names a result whose call is not in the history by the tool name it carries', () => {
-			const { body } = build({ tools: [], messages: [{ role: 'tool', tool_call_id: 'x', content: 'late', name: 'old/tool' }] });
-			expect(body.contents).toEqual([{ role: 'user', parts: [{ functionResponse: { name: 'old_tool', response: { output: 'late' } } }] }]);
+			const { body } = build({
+				tools: [],
+				messages: [{ role: 'tool', tool_call_id: 'x', content: 'late', name: 'old/tool' }],
+			});
+			expect(body.contents).toEqual([
+				{
+					role: 'user',
+					parts: [{ functionResponse: { name: 'old_tool', response: { output: 'late' } } }],
+				},
+			]);
 		});
 	});
 });
 
 function response(parts: unknown[], extra: Record<string, unknown> = {}): GeminiResponse {
 	return {
-		candidates: [{ content: { role: 'model', parts: parts as GeminiPart[] }, finishReason: 'STOP', index: 0, ...extra }],
+		candidates: [
+			{
+				content: { role: 'model', parts: parts as GeminiPart[] },
+				finishReason: 'STOP',
+				index: 0,
+				...extra,
+			},
+		],
 		usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
 	};
 }
@@ -219,9 +295,17 @@ describe('parseResponse', () => {
 	const names = geminiToolNames(['weather.get', 'a/b']);
 
 	it('joins text parts, leaves thoughts out of the answer, and keeps all parts as vendorTurn', () => {
-		const parts = [{ text: 'Plan.', thought: true }, { text: 'It is ' }, { text: '3 °C.', thoughtSignature: 'c2ln' }];
+		const parts = [
+			{ text: 'Plan.', thought: true },
+			{ text: 'It is ' },
+			{ text: '3 °C.', thoughtSignature: 'c2ln' },
+		];
 		expect(geminiDialect.parseResponse(response(parts), names)).toEqual({
-			message: { role: 'assistant', content: 'It is 3 °C.', vendorTurn: { dialect: 'gemini', content: parts } },
+			message: {
+				role: 'assistant',
+				content: 'It is 3 °C.',
+				vendorTurn: { dialect: 'gemini', content: parts },
+			},
 			toolCalls: [],
 			finish: 'stop',
 			finishReason: 'STOP',
@@ -242,13 +326,19 @@ describe('parseResponse', () => {
 		expect(turn.finish).toBe('tool_calls');
 		expect(turn.toolCalls).toEqual([
 			{ id: 'x', name: 'a/b', arguments: { q: 1 }, rawArguments: '{"q":1}' },
-			{ id: 'call_1', name: 'weather.get', arguments: { city: 'Oslo' }, rawArguments: '{"city":"Oslo"}' },
+			{
+				id: 'call_1',
+				name: 'weather.get',
+				arguments: { city: 'Oslo' },
+				rawArguments: '{"city":"Oslo"}',
+			},
 			{
 				id: 'call_2',
 				name: 'weather.get',
 				arguments: null,
 				rawArguments: '{"city":',
-				argumentsError: 'not valid JSON: it ends after 8 characters before the JSON is complete (truncated?)',
+				argumentsError:
+					'not valid JSON: it ends after 8 characters before the JSON is complete (truncated?)',
 			},
 			{ id: 'call_3', name: '', arguments: {}, rawArguments: '' },
 		]);
@@ -270,14 +360,21 @@ describe('parseResponse', () => {
 	});
 
 	it('surfaces finishMessage only when the turn has neither text nor calls', () => {
-		const withText = response([{ text: 'Partial' }], { finishReason: 'UNEXPECTED_TOOL_CALL', finishMessage: 'Unexpected tool call.' });
+		const withText = response([{ text: 'Partial' }], {
+			finishReason: 'UNEXPECTED_TOOL_CALL',
+			finishMessage: 'Unexpected tool call.',
+		});
 		expect(geminiDialect.parseResponse(withText, names).message.content).toBe('Partial');
-		const withCall = response([{ functionCall: { name: 'weather.get', args: {} } }], { finishMessage: 'Model generated function call(s).' });
+		const withCall = response([{ functionCall: { name: 'weather.get', args: {} } }], {
+			finishMessage: 'Model generated function call(s).',
+		});
 		expect(geminiDialect.parseResponse(withCall, names).message.content).toBeNull();
 	});
 
 	it('reads a blocked prompt with the words Gemini gave', () => {
-		const body = { promptFeedback: { blockReason: 'OTHER', blockReasonMessage: 'Blocked by policy.' } };
+		const body = {
+			promptFeedback: { blockReason: 'OTHER', blockReasonMessage: 'Blocked by policy.' },
+		};
 		expect(geminiDialect.parseResponse(body, names)).toEqual({
 			message: { role: 'assistant', content: 'Blocked by policy.' },
 			toolCalls: [],
@@ -289,15 +386,35 @@ describe('parseResponse', () => {
 	it.each<[string, unknown, string]>([
 		[
 			'a Gemini error body',
-			{ error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } },
+			{
+				error: {
+					code: 400,
+					message: 'API key not valid. Please pass a valid API key.',
+					status: 'INVALID_ARGUMENT',
+				},
+			},
 			'The model API returned an error: INVALID_ARGUMENT: API key not valid. Please pass a valid API key.',
 		],
-		['an error without status', { error: { code: 500, message: 'Internal error' } }, 'The model API returned an error: Internal error'],
+		[
+			'an error without status',
+			{ error: { code: 500, message: 'Internal error' } },
+			'The model API returned an error: Internal error',
+		],
 		['an error string', { error: 'quota' }, 'The model API returned an error: quota'],
-		['no candidates', { candidates: [], usageMetadata: {} }, 'The model API response has no candidates[0]: {"candidates":[],"usageMetadata":{}}'],
-		['not an object', 'Bad Gateway', 'The model API returned an error: not a JSON object: "Bad Gateway"'],
+		[
+			'no candidates',
+			{ candidates: [], usageMetadata: {} },
+			'The model API response has no candidates[0]: {"candidates":[],"usageMetadata":{}}',
+		],
+		[
+			'not an object',
+			'Bad Gateway',
+			'The model API returned an error: not a JSON object: "Bad Gateway"',
+		],
 	])('throws a clear error for %s', (_label, body, message) => {
-		expect(() => geminiDialect.parseResponse(body as GeminiResponse, names)).toThrow(new Error(message));
+		expect(() => geminiDialect.parseResponse(body as GeminiResponse, names)).toThrow(
+			new Error(message),
+		);
 	});
 });
 
@@ -334,7 +451,10 @@ describe('createStreamAssembler', () => {
 	}
 
 	it('is not finished when the stream is cut before a finish reason, and reports no reason', () => {
-		const assembler = assemble([chunk([{ text: 'It is' }]), chunk([{ functionCall: { name: 'weather.get', args: {} } }])]);
+		const assembler = assemble([
+			chunk([{ text: 'It is' }]),
+			chunk([{ functionCall: { name: 'weather.get', args: {} } }]),
+		]);
 		expect(assembler.finished()).toBe(false);
 		const turn = geminiDialect.parseResponse(assembler.result(), names);
 		expect(turn).toMatchObject({ finishReason: null, finish: 'tool_calls' });
@@ -342,15 +462,23 @@ describe('createStreamAssembler', () => {
 	});
 
 	it('is finished by a blocked prompt, which has no candidate', () => {
-		const assembler = assemble([{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3 } }]);
+		const assembler = assemble([
+			{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3 } },
+		]);
 		expect(assembler.finished()).toBe(true);
-		expect(geminiDialect.parseResponse(assembler.result(), names)).toMatchObject({ finish: 'content_filter', finishReason: 'SAFETY' });
+		expect(geminiDialect.parseResponse(assembler.result(), names)).toMatchObject({
+			finish: 'content_filter',
+			finishReason: 'SAFETY',
+		});
 	});
 
 	it('joins text of the same kind only, and lets a signature close the part it lands on', () => {
 		const body = assemble([
 			chunk([{ text: 'Let me ', thought: true }]),
-			chunk([{ text: 'think.', thought: true }, { text: 'Answer', thoughtSignature: 'c2ln' }]),
+			chunk([
+				{ text: 'think.', thought: true },
+				{ text: 'Answer', thoughtSignature: 'c2ln' },
+			]),
 			chunk([{ text: ' follows' }, { text: '.' }]),
 			chunk([{ text: '', thoughtSignature: 'c2lnMg==' }], { finishReason: 'STOP' }),
 		]).result();
@@ -363,29 +491,59 @@ describe('createStreamAssembler', () => {
 
 	it('keeps an empty part that carries a signature after a call, and drops one that carries nothing', () => {
 		const call = { functionCall: { name: 'weather.get', args: { city: 'Oslo' } } };
-		const body = assemble([chunk([call]), chunk([{ text: '' }]), chunk([{ text: '', thoughtSignature: 'c2ln' }], { finishReason: 'STOP' })]).result();
-		expect(body.candidates?.[0].content?.parts).toEqual([call, { text: '', thoughtSignature: 'c2ln' }]);
+		const body = assemble([
+			chunk([call]),
+			chunk([{ text: '' }]),
+			chunk([{ text: '', thoughtSignature: 'c2ln' }], { finishReason: 'STOP' }),
+		]).result();
+		expect(body.candidates?.[0].content?.parts).toEqual([
+			call,
+			{ text: '', thoughtSignature: 'c2ln' },
+		]);
 	});
 
 	it('keeps the last usage, ignores other candidates, and carries a streamed error to the parser', () => {
 		const assembler = assemble([
-			{ candidates: [{ index: 1, content: { parts: [{ text: 'B' }] } }, { index: 0, content: { parts: [{ text: 'A' }] } }], usageMetadata: { totalTokenCount: 1 } },
-			{ ...chunk([{ text: 'a' }], { finishReason: 'STOP' }), usageMetadata: { totalTokenCount: 2 } },
+			{
+				candidates: [
+					{ index: 1, content: { parts: [{ text: 'B' }] } },
+					{ index: 0, content: { parts: [{ text: 'A' }] } },
+				],
+				usageMetadata: { totalTokenCount: 1 },
+			},
+			{
+				...chunk([{ text: 'a' }], { finishReason: 'STOP' }),
+				usageMetadata: { totalTokenCount: 2 },
+			},
 		]);
-		expect(geminiDialect.parseResponse(assembler.result(), names)).toMatchObject({ message: { content: 'Aa' }, usage: { totalTokenCount: 2 } });
-		const failed = assemble([chunk([{ text: 'Hel' }]), { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } }]);
-		expect(() => geminiDialect.parseResponse(failed.result(), names)).toThrow('The model API returned an error: UNAVAILABLE: The model is overloaded.');
+		expect(geminiDialect.parseResponse(assembler.result(), names)).toMatchObject({
+			message: { content: 'Aa' },
+			usage: { totalTokenCount: 2 },
+		});
+		const failed = assemble([
+			chunk([{ text: 'Hel' }]),
+			{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } },
+		]);
+		expect(() => geminiDialect.parseResponse(failed.result(), names)).toThrow(
+			'The model API returned an error: UNAVAILABLE: The model is overloaded.',
+		);
 	});
 
 	it('yields a body without candidates for an empty stream, which the parser refuses', () => {
 		const assembler = assemble([]);
 		expect(assembler.finished()).toBe(false);
-		expect(() => geminiDialect.parseResponse(assembler.result(), names)).toThrow(/has no candidates\[0\]/);
+		expect(() => geminiDialect.parseResponse(assembler.result(), names)).toThrow(
+			/has no candidates\[0\]/,
+		);
 	});
 });
 
 describe('http', () => {
-	const endpoint: EndpointConfig = { baseUrl: GEMINI_BASE_URL, apiKey: 'k-1', headers: { 'x-team': 'a' } };
+	const endpoint: EndpointConfig = {
+		baseUrl: GEMINI_BASE_URL,
+		apiKey: 'k-1',
+		headers: { 'x-team': 'a' },
+	};
 	const { http } = geminiDialect;
 
 	it('puts the model and the stream choice in the URL, with or without "models/"', () => {
@@ -407,17 +565,24 @@ describe('http', () => {
 	});
 
 	it('reads error bodies, and nothing from a body that is not one', () => {
-		expect(http.errorMessage({ error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } })).toBe(
-			'RESOURCE_EXHAUSTED: Quota exceeded.',
-		);
+		expect(
+			http.errorMessage({
+				error: { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' },
+			}),
+		).toBe('RESOURCE_EXHAUSTED: Quota exceeded.');
 		expect(http.errorMessage(response([{ text: 'hi' }]))).toBeUndefined();
 	});
 
 	it('lists the models that can generateContent, without "models/"', () => {
-		expect(http.modelsUrl(endpoint)).toBe('https://generativelanguage.googleapis.com/v1beta/models?pageSize=1000');
+		expect(http.modelsUrl(endpoint)).toBe(
+			'https://generativelanguage.googleapis.com/v1beta/models?pageSize=1000',
+		);
 		const body = {
 			models: [
-				{ name: 'models/gemini-2.5-flash', supportedGenerationMethods: ['generateContent', 'countTokens'] },
+				{
+					name: 'models/gemini-2.5-flash',
+					supportedGenerationMethods: ['generateContent', 'countTokens'],
+				},
 				{ name: 'models/text-embedding-004', supportedGenerationMethods: ['embedContent'] },
 				{ name: 'models/gemini-3-pro-preview' },
 				{ displayName: 'no name' },
@@ -433,15 +598,28 @@ describe('http', () => {
 describe('geminiDialect round trip', () => {
 	it('answers the calls of a parsed turn in the next request, signatures and ids intact', () => {
 		const { names } = build({ tools: [weather], messages: [] });
-		const parts = [{ functionCall: { name: 'weather.get', args: { city: 'Oslo' }, id: 'fc_9' }, thoughtSignature: 'c2ln' }];
+		const parts = [
+			{
+				functionCall: { name: 'weather.get', args: { city: 'Oslo' }, id: 'fc_9' },
+				thoughtSignature: 'c2ln',
+			},
+		];
 		const turn = geminiDialect.parseResponse(response(parts), names);
 		const next = build({
 			tools: [weather],
-			messages: [turn.message, { role: 'tool', tool_call_id: turn.toolCalls[0].id, content: 'cold' }],
+			messages: [
+				turn.message,
+				{ role: 'tool', tool_call_id: turn.toolCalls[0].id, content: 'cold' },
+			],
 		});
 		expect(next.body.contents).toEqual([
 			{ role: 'model', parts },
-			{ role: 'user', parts: [{ functionResponse: { name: 'weather.get', id: 'fc_9', response: { output: 'cold' } } }] },
+			{
+				role: 'user',
+				parts: [
+					{ functionResponse: { name: 'weather.get', id: 'fc_9', response: { output: 'cold' } } },
+				],
+			},
 		]);
 	});
 });

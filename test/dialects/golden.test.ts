@@ -15,7 +15,11 @@ import type { Dialect, ModelSettings } from '../../lib/dialects/types';
 
 const root = join(__dirname, '..', 'fixtures', 'dialects');
 const read = (dir: string, file: string) => JSON.parse(readFileSync(join(root, dir, file), 'utf8'));
-const settingsForParsing: ModelSettings = { model: 'fixture-model', toolChoice: 'auto', stream: false };
+const settingsForParsing: ModelSettings = {
+	model: 'fixture-model',
+	toolChoice: 'auto',
+	stream: false,
+};
 
 /** The name map a request offering these tools would have made. */
 function namesFor(dialect: Dialect, toolNames: string[]) {
@@ -59,12 +63,17 @@ describe.each(folders)('%s', (folder) => {
 
 	it.each(cases('response'))('%s', (file) => {
 		const fixture = read(folder, file);
-		expect(dialect.parseResponse(fixture.body, namesFor(dialect, fixture.toolNames))).toEqual(fixture.expected);
+		expect(dialect.parseResponse(fixture.body, namesFor(dialect, fixture.toolNames))).toEqual(
+			fixture.expected,
+		);
 	});
 
 	it.each(cases('stream'))('%s', (file) => {
 		const fixture = read(folder, file);
-		const turn = dialect.parseResponse(streamed(dialect, fixture.chunks), namesFor(dialect, fixture.toolNames));
+		const turn = dialect.parseResponse(
+			streamed(dialect, fixture.chunks),
+			namesFor(dialect, fixture.toolNames),
+		);
 		expect(turn).toEqual(fixture.expected);
 		if (fixture.sameAs) expect(turn).toEqual(read(folder, fixture.sameAs).expected);
 	});

@@ -14,7 +14,10 @@ const echo = echoText;
 const settings: ModelSettings = { model: 'qwen3:8b', toolChoice: 'auto', stream: false };
 const user: Message = { role: 'user', content: 'Weather in Oslo?' };
 
-function build(conversation: Pick<Conversation, 'messages' | 'tools'>, overrides: Partial<ModelSettings> = {}) {
+function build(
+	conversation: Pick<Conversation, 'messages' | 'tools'>,
+	overrides: Partial<ModelSettings> = {},
+) {
 	return ollamaDialect.buildRequest(conversation, { ...settings, ...overrides });
 }
 
@@ -54,12 +57,18 @@ describe('buildRequest', () => {
 
 	it('ignores parallelToolCalls, which Ollama has no switch for', () => {
 		const plain = build({ tools: [weather], messages: [user] });
-		expect(build({ tools: [weather], messages: [user] }, { parallelToolCalls: false }).body).toEqual(plain.body);
+		expect(
+			build({ tools: [weather], messages: [user] }, { parallelToolCalls: false }).body,
+		).toEqual(plain.body);
 	});
 
 	it('puts temperature and the token limit in options, and sends no options without them', () => {
-		expect(build({ tools: [], messages: [] }, { maxTokens: 64 }).body.options).toEqual({ num_predict: 64 });
-		expect(build({ tools: [], messages: [] }, { temperature: 0 }).body.options).toEqual({ temperature: 0 });
+		expect(build({ tools: [], messages: [] }, { maxTokens: 64 }).body.options).toEqual({
+			num_predict: 64,
+		});
+		expect(build({ tools: [], messages: [] }, { temperature: 0 }).body.options).toEqual({
+			temperature: 0,
+		});
 		expect(build({ tools: [], messages: [] }).body).not.toHaveProperty('options');
 	});
 
@@ -75,7 +84,13 @@ describe('buildRequest', () => {
 			tools: [weather],
 			messages: [
 				user,
-				{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather.get', arguments: '{}' } }] },
+				{
+					role: 'assistant',
+					content: null,
+					tool_calls: [
+						{ id: 'c1', type: 'function', function: { name: 'weather.get', arguments: '{}' } },
+					],
+				},
 				{
 					role: 'tool',
 					tool_call_id: 'c1',
@@ -87,7 +102,9 @@ describe('buildRequest', () => {
 				},
 			],
 		});
-		expect(JSON.stringify(body)).not.toMatch(/structuredContent|attachments|isError|mcpName|annotations|outputSchema|"server"/);
+		expect(JSON.stringify(body)).not.toMatch(
+			/structuredContent|attachments|isError|mcpName|annotations|outputSchema|"server"/,
+		);
 	});
 });
 
@@ -102,14 +119,22 @@ describe('tool names', () => {
 		expect(names.fromVendor('unknown_tool')).toBe('unknown_tool');
 	});
 
-	it("keeps an MCP tool apart from the gpt-oss built-in Ollama keeps under the same name", () => {
+	it('keeps an MCP tool apart from the gpt-oss built-in Ollama keeps under the same name', () => {
 		expect(ollamaToolNames(['browser.search']).toVendor('browser.search')).toBe('browser_search');
 	});
 
 	it('maps a history call to a tool no longer offered to a legal name', () => {
 		const { body, names } = build({
 			tools: [],
-			messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'old.tool', arguments: '{}' } }] }],
+			messages: [
+				{
+					role: 'assistant',
+					content: null,
+					tool_calls: [
+						{ id: 'c1', type: 'function', function: { name: 'old.tool', arguments: '{}' } },
+					],
+				},
+			],
 		});
 		expect(body.messages[0].tool_calls?.[0].function.name).toBe('old_tool');
 		expect(names.fromVendor('old_tool')).toBe('old.tool');
@@ -118,12 +143,15 @@ describe('tool names', () => {
 
 describe('tool schemas', () => {
 	const schemaOf = (inputSchema: Record<string, unknown>) =>
-		build({ tools: [{ name: 't', inputSchema }], messages: [] }).body.tools?.[0].function.parameters;
+		build({ tools: [{ name: 't', inputSchema }], messages: [] }).body.tools?.[0].function
+			.parameters;
 
 	it('sends a schema Ollama can read as it is, keywords Ollama ignores included', () => {
 		const schema = {
 			type: 'object',
-			properties: { when: { type: ['string', 'null'], format: 'date-time', anyOf: [{ type: 'string' }] } },
+			properties: {
+				when: { type: ['string', 'null'], format: 'date-time', anyOf: [{ type: 'string' }] },
+			},
 			required: ['when'],
 			additionalProperties: false,
 			$defs: { x: { type: 'number' } },
@@ -178,13 +206,21 @@ describe('tool schemas', () => {
 });
 
 describe('messages', () => {
-	const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
+	const call = (id: string, name: string, args: string) => ({
+		id,
+		type: 'function' as const,
+		function: { name, arguments: args },
+	});
 
 	it('names each result after the call it answers, in the latest turn when made-up ids repeat', () => {
 		const { body } = build({
 			tools: [weather, echo],
 			messages: [
-				{ role: 'assistant', content: null, tool_calls: [call('call_0', 'weather.get', '{"city":"Oslo"}')] },
+				{
+					role: 'assistant',
+					content: null,
+					tool_calls: [call('call_0', 'weather.get', '{"city":"Oslo"}')],
+				},
 				{ role: 'tool', tool_call_id: 'call_0', content: '3 °C' },
 				{ role: 'assistant', content: null, tool_calls: [call('call_0', 'echo', '{"text":"hi"}')] },
 				{ role: 'tool', tool_call_id: 'call_0', content: 'hi' },
@@ -217,7 +253,12 @@ describe('messages', () => {
 				{
 					role: 'assistant',
 					content: 'Calling.',
-					tool_calls: [call('a', 'echo', '{"text":"hi"}'), call('b', 'echo', '[1]'), call('c', 'echo', "{'text':1}"), call('d', 'echo', '  ')],
+					tool_calls: [
+						call('a', 'echo', '{"text":"hi"}'),
+						call('b', 'echo', '[1]'),
+						call('c', 'echo', "{'text':1}"),
+						call('d', 'echo', '  '),
+					],
 				},
 			],
 		});
@@ -234,7 +275,10 @@ describe('messages', () => {
 	});
 
 	it('sends content "" for no text and leaves out an empty call list', () => {
-		const { body } = build({ tools: [], messages: [{ role: 'assistant', content: null, tool_calls: [] }] });
+		const { body } = build({
+			tools: [],
+			messages: [{ role: 'assistant', content: null, tool_calls: [] }],
+		});
 		expect(body.messages).toEqual([{ role: 'assistant', content: '' }]);
 	});
 
@@ -242,9 +286,24 @@ describe('messages', () => {
 		const { body } = build({
 			tools: [],
 			messages: [
-				{ role: 'assistant', content: 'A', vendorTurn: { dialect: 'ollama', content: [{ thinking: 'Because.' }] } },
-				{ role: 'assistant', content: 'B', vendorTurn: { dialect: 'anthropic', content: [{ type: 'thinking', thinking: 'Hidden.' }] } },
-				{ role: 'assistant', content: 'C', vendorTurn: { dialect: 'ollama', content: [{ other: 1 }] } },
+				{
+					role: 'assistant',
+					content: 'A',
+					vendorTurn: { dialect: 'ollama', content: [{ thinking: 'Because.' }] },
+				},
+				{
+					role: 'assistant',
+					content: 'B',
+					vendorTurn: {
+						dialect: 'anthropic',
+						content: [{ type: 'thinking', thinking: 'Hidden.' }],
+					},
+				},
+				{
+					role: 'assistant',
+					content: 'C',
+					vendorTurn: { dialect: 'ollama', content: [{ other: 1 }] },
+				},
 			],
 		});
 		expect(body.messages).toEqual([
@@ -255,7 +314,10 @@ describe('messages', () => {
 	});
 });
 
-function response(message: Record<string, unknown>, extra: Record<string, unknown> = {}): OllamaChatResponse {
+function response(
+	message: Record<string, unknown>,
+	extra: Record<string, unknown> = {},
+): OllamaChatResponse {
 	return {
 		model: 'qwen3:8b',
 		created_at: '2026-03-02T10:00:00Z',
@@ -286,7 +348,11 @@ describe('parseResponse', () => {
 				role: 'assistant',
 				content: null,
 				tool_calls: [
-					{ id: 'call_a', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } },
+					{
+						id: 'call_a',
+						type: 'function',
+						function: { name: 'echo', arguments: '{"text":"hi"}' },
+					},
 					{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '' } },
 					{ id: 'call_2', type: 'function', function: { name: '', arguments: '{"x":1}' } },
 					{ id: 'call_3', type: 'function', function: { name: '', arguments: '' } },
@@ -317,7 +383,11 @@ describe('parseResponse', () => {
 
 	it('keeps text sent beside calls, and no vendorTurn without thinking', () => {
 		const turn = ollamaDialect.parseResponse(
-			response({ content: 'Let me check.', thinking: '', tool_calls: [{ function: { name: 'echo', arguments: {} } }] }),
+			response({
+				content: 'Let me check.',
+				thinking: '',
+				tool_calls: [{ function: { name: 'echo', arguments: {} } }],
+			}),
 			names,
 		);
 		expect(turn.message).toEqual({
@@ -333,14 +403,19 @@ describe('parseResponse', () => {
 		['length', 'length'],
 		['something_new', 'other'],
 	])('maps done_reason %s to %s', (reason, finish) => {
-		expect(ollamaDialect.parseResponse(response({ content: 'x' }, { done_reason: reason }), names)).toMatchObject({
+		expect(
+			ollamaDialect.parseResponse(response({ content: 'x' }, { done_reason: reason }), names),
+		).toMatchObject({
 			finish,
 			finishReason: reason,
 		});
 	});
 
 	it('leaves out usage when the body has no counts, and ignores a tool_calls that is no list', () => {
-		const body = { message: { role: 'assistant', content: 'x', tool_calls: { name: 'echo' } }, done: true } as unknown as OllamaChatResponse;
+		const body = {
+			message: { role: 'assistant', content: 'x', tool_calls: { name: 'echo' } },
+			done: true,
+		} as unknown as OllamaChatResponse;
 		expect(ollamaDialect.parseResponse(body, names)).toEqual({
 			message: { role: 'assistant', content: 'x' },
 			toolCalls: [],
@@ -350,17 +425,37 @@ describe('parseResponse', () => {
 	});
 
 	it.each<[string, unknown, string]>([
-		['an Ollama error body', { error: 'model "nope" not found, try pulling it first' }, 'The model API returned an error: model "nope" not found, try pulling it first'],
+		[
+			'an Ollama error body',
+			{ error: 'model "nope" not found, try pulling it first' },
+			'The model API returned an error: model "nope" not found, try pulling it first',
+		],
 		[
 			'the error of a call the model broke',
-			{ error: 'error parsing tool call: raw=\'{"city":"Oslo"\', err=unexpected end of JSON input' },
+			{
+				error: 'error parsing tool call: raw=\'{"city":"Oslo"\', err=unexpected end of JSON input',
+			},
 			'The model API returned an error: error parsing tool call: raw=\'{"city":"Oslo"\', err=unexpected end of JSON input',
 		],
-		['an error object', { error: { message: 'unauthorized' } }, 'The model API returned an error: unauthorized'],
-		['no message', { model: 'm', done: true }, 'The model API response has no message: {"model":"m","done":true}'],
-		['not an object', 'Bad Gateway', 'The model API returned an error: not a JSON object: "Bad Gateway"'],
+		[
+			'an error object',
+			{ error: { message: 'unauthorized' } },
+			'The model API returned an error: unauthorized',
+		],
+		[
+			'no message',
+			{ model: 'm', done: true },
+			'The model API response has no message: {"model":"m","done":true}',
+		],
+		[
+			'not an object',
+			'Bad Gateway',
+			'The model API returned an error: not a JSON object: "Bad Gateway"',
+		],
 	])('throws a clear error for %s', (_label, body, message) => {
-		expect(() => ollamaDialect.parseResponse(body as OllamaChatResponse, names)).toThrow(new Error(message));
+		expect(() => ollamaDialect.parseResponse(body as OllamaChatResponse, names)).toThrow(
+			new Error(message),
+		);
 	});
 });
 
@@ -378,14 +473,26 @@ describe('createStreamAssembler', () => {
 		message: { role: 'assistant', content: '', ...message },
 		done: false,
 	});
-	const last = { model: 'qwen3:8b', created_at: '2026-03-02T10:00:01Z', message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', eval_count: 5 };
+	const last = {
+		model: 'qwen3:8b',
+		created_at: '2026-03-02T10:00:01Z',
+		message: { role: 'assistant', content: '' },
+		done: true,
+		done_reason: 'stop',
+		eval_count: 5,
+	};
 
 	it('folds the lines into the body Ollama returns when not streaming', () => {
 		const assembler = assemble([
 			piece({ thinking: 'Hm' }),
 			piece({ thinking: 'm.' }),
 			piece({ tool_calls: [{ id: 'a', function: { index: 0, name: 'echo', arguments: {} } }] }),
-			piece({ content: 'Done', tool_calls: [{ id: 'b', function: { index: 1, name: 'weather_get', arguments: { city: 'Oslo' } } }] }),
+			piece({
+				content: 'Done',
+				tool_calls: [
+					{ id: 'b', function: { index: 1, name: 'weather_get', arguments: { city: 'Oslo' } } },
+				],
+			}),
 			last,
 		]);
 		expect(assembler.finished()).toBe(true);
@@ -415,7 +522,10 @@ describe('createStreamAssembler', () => {
 	});
 
 	it('carries an error line that arrives mid-stream to the parser', () => {
-		const assembler = assemble([piece({ content: 'Hel' }), { error: 'an error was encountered while running the model' }]);
+		const assembler = assemble([
+			piece({ content: 'Hel' }),
+			{ error: 'an error was encountered while running the model' },
+		]);
 		expect(assembler.finished()).toBe(false);
 		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow(
 			'The model API returned an error: an error was encountered while running the model',
@@ -424,13 +534,17 @@ describe('createStreamAssembler', () => {
 
 	it('reports a line that is no JSON object as an error', () => {
 		const assembler = assemble([piece({ content: 'Hel' }), 42, last]);
-		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow('The model API returned an error: not a JSON object: 42');
+		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow(
+			'The model API returned an error: not a JSON object: 42',
+		);
 	});
 
 	it('yields a body without message for an empty stream, which the parser refuses', () => {
 		const assembler = assemble([]);
 		expect(assembler.finished()).toBe(false);
-		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow('The model API response has no message: {}');
+		expect(() => ollamaDialect.parseResponse(assembler.result(), names)).toThrow(
+			'The model API response has no message: {}',
+		);
 	});
 });
 
@@ -439,14 +553,24 @@ describe('http', () => {
 
 	it('calls /api/chat and lists models at /api/tags, local Ollama by default', () => {
 		expect(OLLAMA_BASE_URL).toBe('http://localhost:11434');
-		expect(ollamaDialect.http.url(endpoint, 'qwen3:8b', true)).toBe('http://localhost:11434/api/chat');
-		expect(ollamaDialect.http.url({ baseUrl: 'https://ollama.com', headers: {} }, 'gpt-oss:120b', false)).toBe('https://ollama.com/api/chat');
+		expect(ollamaDialect.http.url(endpoint, 'qwen3:8b', true)).toBe(
+			'http://localhost:11434/api/chat',
+		);
+		expect(
+			ollamaDialect.http.url({ baseUrl: 'https://ollama.com', headers: {} }, 'gpt-oss:120b', false),
+		).toBe('https://ollama.com/api/chat');
 		expect(ollamaDialect.http.modelsUrl(endpoint)).toBe('http://localhost:11434/api/tags');
 	});
 
 	it('sends no auth without a key, a bearer token with one, and the extra headers', () => {
 		expect(ollamaDialect.http.headers(endpoint)).toEqual({});
-		expect(ollamaDialect.http.headers({ baseUrl: 'https://ollama.com', apiKey: 'k-1', headers: { 'x-team': 'a' } })).toEqual({
+		expect(
+			ollamaDialect.http.headers({
+				baseUrl: 'https://ollama.com',
+				apiKey: 'k-1',
+				headers: { 'x-team': 'a' },
+			}),
+		).toEqual({
 			authorization: 'Bearer k-1',
 			'x-team': 'a',
 		});
@@ -457,7 +581,9 @@ describe('http', () => {
 	});
 
 	it("reads Ollama's error bodies and nothing else as errors", () => {
-		expect(ollamaDialect.http.errorMessage({ error: 'model is required' })).toBe('model is required');
+		expect(ollamaDialect.http.errorMessage({ error: 'model is required' })).toBe(
+			'model is required',
+		);
 		expect(ollamaDialect.http.errorMessage(response({ content: 'x' }))).toBeUndefined();
 		expect(ollamaDialect.http.errorMessage('Bad Gateway')).toBeUndefined();
 	});
@@ -465,7 +591,14 @@ describe('http', () => {
 	it('reads the model names from /api/tags', () => {
 		const body = {
 			models: [
-				{ name: 'qwen3:8b', model: 'qwen3:8b', modified_at: '2026-02-01T10:00:00Z', size: 5225388164, digest: 'abc', details: { family: 'qwen3' } },
+				{
+					name: 'qwen3:8b',
+					model: 'qwen3:8b',
+					modified_at: '2026-02-01T10:00:00Z',
+					size: 5225388164,
+					digest: 'abc',
+					details: { family: 'qwen3' },
+				},
 				{ model: 'llama3.2:latest' },
 				{ name: '' },
 				'junk',
@@ -480,7 +613,15 @@ describe('ollamaDialect round trip', () => {
 	it('sends the calls back under vendor names with their ids, and the thinking beside them', () => {
 		const { names } = build({ tools: [weather], messages: [user] });
 		const turn = ollamaDialect.parseResponse(
-			response({ thinking: 'Need the weather.', tool_calls: [{ id: 'call_x1', function: { index: 0, name: 'weather_get', arguments: { city: 'Oslo' } } }] }),
+			response({
+				thinking: 'Need the weather.',
+				tool_calls: [
+					{
+						id: 'call_x1',
+						function: { index: 0, name: 'weather_get', arguments: { city: 'Oslo' } },
+					},
+				],
+			}),
 			names,
 		);
 		const next = build({
@@ -492,7 +633,12 @@ describe('ollamaDialect round trip', () => {
 				role: 'assistant',
 				content: '',
 				thinking: 'Need the weather.',
-				tool_calls: [{ id: 'call_x1', function: { index: 0, name: 'weather_get', arguments: { city: 'Oslo' } } }],
+				tool_calls: [
+					{
+						id: 'call_x1',
+						function: { index: 0, name: 'weather_get', arguments: { city: 'Oslo' } },
+					},
+				],
 			},
 			{ role: 'tool', content: '3 °C', tool_name: 'weather_get', tool_call_id: 'call_x1' },
 		]);

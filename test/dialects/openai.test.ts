@@ -21,7 +21,11 @@ const conversation: Pick<Conversation, 'messages' | 'tools'> = {
 			role: 'assistant',
 			content: null,
 			tool_calls: [
-				{ id: 'call_a', type: 'function', function: { name: 'weather.get', arguments: '{"city":"Oslo"}' } },
+				{
+					id: 'call_a',
+					type: 'function',
+					function: { name: 'weather.get', arguments: '{"city":"Oslo"}' },
+				},
 				{ id: 'call_b', type: 'function', function: { name: 'echo', arguments: '' } },
 			],
 		},
@@ -33,7 +37,13 @@ const conversation: Pick<Conversation, 'messages' | 'tools'> = {
 			structuredContent: { temp: 3 },
 			attachments: [{ binaryProperty: 'data', kind: 'image', mimeType: 'image/png' }],
 		},
-		{ role: 'tool', tool_call_id: 'call_b', content: 'Error: echo timed out after 5 s', isError: true, name: 'echo' },
+		{
+			role: 'tool',
+			tool_call_id: 'call_b',
+			content: 'Error: echo timed out after 5 s',
+			isError: true,
+			name: 'echo',
+		},
 		{ role: 'assistant', content: 'Checking.', tool_calls: [] },
 	],
 };
@@ -57,7 +67,11 @@ describe('buildRequest', () => {
 					role: 'assistant',
 					content: null,
 					tool_calls: [
-						{ id: 'call_a', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo"}' } },
+						{
+							id: 'call_a',
+							type: 'function',
+							function: { name: 'weather_get', arguments: '{"city":"Oslo"}' },
+						},
 						{ id: 'call_b', type: 'function', function: { name: 'echo', arguments: '{}' } },
 					],
 				},
@@ -68,11 +82,19 @@ describe('buildRequest', () => {
 			tools: [
 				{
 					type: 'function',
-					function: { name: 'weather_get', description: 'Current weather', parameters: weather.inputSchema },
+					function: {
+						name: 'weather_get',
+						description: 'Current weather',
+						parameters: weather.inputSchema,
+					},
 				},
 				{
 					type: 'function',
-					function: { name: 'echo', description: 'Echo back', parameters: { type: 'object', properties: {} } },
+					function: {
+						name: 'echo',
+						description: 'Echo back',
+						parameters: { type: 'object', properties: {} },
+					},
 				},
 			],
 			tool_choice: { type: 'function', function: { name: 'weather_get' } },
@@ -86,12 +108,16 @@ describe('buildRequest', () => {
 
 	it('sends none of our own keys', () => {
 		const { body } = openaiDialect.buildRequest(conversation, settings);
-		expect(JSON.stringify(body)).not.toMatch(/structuredContent|attachments|isError|mcpName|annotations|outputSchema/);
+		expect(JSON.stringify(body)).not.toMatch(
+			/structuredContent|attachments|isError|mcpName|annotations|outputSchema/,
+		);
 	});
 
 	it('passes the plain tool choices through', () => {
 		for (const toolChoice of ['auto', 'required', 'none'] as const) {
-			expect(openaiDialect.buildRequest(conversation, { ...settings, toolChoice }).body.tool_choice).toBe(toolChoice);
+			expect(
+				openaiDialect.buildRequest(conversation, { ...settings, toolChoice }).body.tool_choice,
+			).toBe(toolChoice);
 		}
 	});
 
@@ -100,21 +126,38 @@ describe('buildRequest', () => {
 			{ tools: [], messages: [{ role: 'user', content: 'Hi' }] },
 			{ ...settings, toolChoice: 'required', parallelToolCalls: true },
 		);
-		expect(body).toEqual({ model: 'gpt-test', stream: false, messages: [{ role: 'user', content: 'Hi' }] });
+		expect(body).toEqual({
+			model: 'gpt-test',
+			stream: false,
+			messages: [{ role: 'user', content: 'Hi' }],
+		});
 	});
 
 	it('leaves out parallel_tool_calls when the setting is not given', () => {
-		expect(openaiDialect.buildRequest(conversation, settings).body).not.toHaveProperty('parallel_tool_calls');
+		expect(openaiDialect.buildRequest(conversation, settings).body).not.toHaveProperty(
+			'parallel_tool_calls',
+		);
 	});
 
 	it('asks for usage when streaming', () => {
-		const { body } = openaiDialect.buildRequest({ tools: [], messages: [] }, { ...settings, stream: true });
-		expect(body).toEqual({ model: 'gpt-test', messages: [], stream: true, stream_options: { include_usage: true } });
+		const { body } = openaiDialect.buildRequest(
+			{ tools: [], messages: [] },
+			{ ...settings, stream: true },
+		);
+		expect(body).toEqual({
+			model: 'gpt-test',
+			messages: [],
+			stream: true,
+			stream_options: { include_usage: true },
+		});
 	});
 
 	it('can put the token limit in max_tokens for servers that only read that', () => {
 		const dialect = createOpenAIDialect({ maxTokensField: 'max_tokens' });
-		const { body } = dialect.buildRequest({ tools: [], messages: [] }, { ...settings, maxTokens: 64 });
+		const { body } = dialect.buildRequest(
+			{ tools: [], messages: [] },
+			{ ...settings, maxTokens: 64 },
+		);
 		expect(body).toEqual({ model: 'gpt-test', messages: [], stream: false, max_tokens: 64 });
 	});
 
@@ -126,7 +169,9 @@ describe('buildRequest', () => {
 					{
 						role: 'assistant',
 						content: null,
-						tool_calls: [{ id: 'c1', type: 'function', function: { name: 'old.tool', arguments: '{}' } }],
+						tool_calls: [
+							{ id: 'c1', type: 'function', function: { name: 'old.tool', arguments: '{}' } },
+						],
 					},
 				],
 			},
@@ -136,7 +181,9 @@ describe('buildRequest', () => {
 			{
 				role: 'assistant',
 				content: null,
-				tool_calls: [{ id: 'c1', type: 'function', function: { name: 'old_tool', arguments: '{}' } }],
+				tool_calls: [
+					{ id: 'c1', type: 'function', function: { name: 'old_tool', arguments: '{}' } },
+				],
 			},
 		]);
 		expect(names.fromVendor('old_tool')).toBe('old.tool');
@@ -156,7 +203,10 @@ describe('buildRequest', () => {
 					strict: true,
 					parameters: {
 						type: 'object',
-						properties: { city: { type: 'string' }, unit: { type: ['string', 'null'], enum: ['C', 'F', null] } },
+						properties: {
+							city: { type: 'string' },
+							unit: { type: ['string', 'null'], enum: ['C', 'F', null] },
+						},
 						required: ['city', 'unit'],
 						additionalProperties: false,
 					},
@@ -173,18 +223,29 @@ describe('buildRequest', () => {
 			},
 			{ type: 'function', function: { name: 'loose', parameters: loose.inputSchema } },
 		]);
-		expect(notStrict).toEqual([{ name: 'loose', reason: 'additionalProperties must be false, got true (at /)' }]);
+		expect(notStrict).toEqual([
+			{ name: 'loose', reason: 'additionalProperties must be false, got true (at /)' },
+		]);
 	});
 });
 
-function completion(message: Partial<ChatCompletion.Choice['message']>, extra: Partial<ChatCompletion.Choice> = {}): ChatCompletion {
+function completion(
+	message: Partial<ChatCompletion.Choice['message']>,
+	extra: Partial<ChatCompletion.Choice> = {},
+): ChatCompletion {
 	return {
 		id: 'chatcmpl-1',
 		object: 'chat.completion',
 		created: 1_700_000_000,
 		model: 'gpt-test',
 		choices: [
-			{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: null, refusal: null, ...message }, ...extra },
+			{
+				index: 0,
+				finish_reason: 'stop',
+				logprobs: null,
+				message: { role: 'assistant', content: null, refusal: null, ...message },
+				...extra,
+			},
 		],
 		usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
 	};
@@ -207,7 +268,11 @@ describe('parseResponse', () => {
 		const body = completion(
 			{
 				tool_calls: [
-					{ id: 'call_x', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo"}' } },
+					{
+						id: 'call_x',
+						type: 'function',
+						function: { name: 'weather_get', arguments: '{"city":"Oslo"}' },
+					},
 					{ id: '', type: 'function', function: { name: 'echo', arguments: '' } },
 					{ type: 'function', function: { name: 'nope', arguments: '{"a":1,}' } } as never,
 					{ id: 'call_x', type: 'function', function: { name: 'echo', arguments: '[1]' } },
@@ -221,14 +286,23 @@ describe('parseResponse', () => {
 				role: 'assistant',
 				content: null,
 				tool_calls: [
-					{ id: 'call_x', type: 'function', function: { name: 'weather.get', arguments: '{"city":"Oslo"}' } },
+					{
+						id: 'call_x',
+						type: 'function',
+						function: { name: 'weather.get', arguments: '{"city":"Oslo"}' },
+					},
 					{ id: 'call_1', type: 'function', function: { name: 'echo', arguments: '' } },
 					{ id: 'call_2', type: 'function', function: { name: 'nope', arguments: '{"a":1,}' } },
 					{ id: 'call_3', type: 'function', function: { name: 'echo', arguments: '[1]' } },
 				],
 			},
 			toolCalls: [
-				{ id: 'call_x', name: 'weather.get', arguments: { city: 'Oslo' }, rawArguments: '{"city":"Oslo"}' },
+				{
+					id: 'call_x',
+					name: 'weather.get',
+					arguments: { city: 'Oslo' },
+					rawArguments: '{"city":"Oslo"}',
+				},
 				{ id: 'call_1', name: 'echo', arguments: {}, rawArguments: '' },
 				{
 					id: 'call_2',
@@ -237,7 +311,13 @@ describe('parseResponse', () => {
 					rawArguments: '{"a":1,}',
 					argumentsError: 'not valid JSON: trailing comma at position 6',
 				},
-				{ id: 'call_3', name: 'echo', arguments: null, rawArguments: '[1]', argumentsError: 'must be a JSON object, got array' },
+				{
+					id: 'call_3',
+					name: 'echo',
+					arguments: null,
+					rawArguments: '[1]',
+					argumentsError: 'must be a JSON object, got array',
+				},
 			],
 			finish: 'tool_calls',
 			finishReason: 'stop',
@@ -247,15 +327,27 @@ describe('parseResponse', () => {
 
 	it('keeps arguments that a server sent as an object, as JSON text', () => {
 		const body = completion({
-			tool_calls: [{ id: 'c', type: 'function', function: { name: 'echo', arguments: { text: 'hi' } as never } }],
+			tool_calls: [
+				{
+					id: 'c',
+					type: 'function',
+					function: { name: 'echo', arguments: { text: 'hi' } as never },
+				},
+			],
 		});
 		const turn = openaiDialect.parseResponse(body, names);
-		expect(turn.toolCalls).toEqual([{ id: 'c', name: 'echo', arguments: { text: 'hi' }, rawArguments: '{"text":"hi"}' }]);
+		expect(turn.toolCalls).toEqual([
+			{ id: 'c', name: 'echo', arguments: { text: 'hi' }, rawArguments: '{"text":"hi"}' },
+		]);
 	});
 
 	it('reads missing arguments as no arguments', () => {
-		const body = completion({ tool_calls: [{ id: 'c', type: 'function', function: { name: 'echo' } as never }] });
-		expect(openaiDialect.parseResponse(body, names).toolCalls).toEqual([{ id: 'c', name: 'echo', arguments: {}, rawArguments: '' }]);
+		const body = completion({
+			tool_calls: [{ id: 'c', type: 'function', function: { name: 'echo' } as never }],
+		});
+		expect(openaiDialect.parseResponse(body, names).toolCalls).toEqual([
+			{ id: 'c', name: 'echo', arguments: {}, rawArguments: '' },
+		]);
 	});
 
 	it('keeps text sent beside tool calls', () => {
@@ -267,17 +359,28 @@ describe('parseResponse', () => {
 	});
 
 	it('ignores custom tool calls, which are never offered', () => {
-		const body = completion({ tool_calls: [{ id: 'c', type: 'custom', custom: { name: 'x', input: 'y' } }] });
-		expect(openaiDialect.parseResponse(body, names)).toMatchObject({ message: { role: 'assistant', content: null }, toolCalls: [] });
+		const body = completion({
+			tool_calls: [{ id: 'c', type: 'custom', custom: { name: 'x', input: 'y' } }],
+		});
+		expect(openaiDialect.parseResponse(body, names)).toMatchObject({
+			message: { role: 'assistant', content: null },
+			toolCalls: [],
+		});
 	});
 
 	it('keeps a refusal as the answer text', () => {
-		const turn = openaiDialect.parseResponse(completion({ refusal: 'I cannot help with that.' }), names);
+		const turn = openaiDialect.parseResponse(
+			completion({ refusal: 'I cannot help with that.' }),
+			names,
+		);
 		expect(turn.message).toEqual({ role: 'assistant', content: 'I cannot help with that.' });
 	});
 
 	it('leaves out usage when the body has none and reports a missing finish reason as null', () => {
-		const body = { ...completion({ content: 'x' }, { finish_reason: undefined as never }), usage: undefined };
+		const body = {
+			...completion({ content: 'x' }, { finish_reason: undefined as never }),
+			usage: undefined,
+		};
 		expect(openaiDialect.parseResponse(body, names)).toEqual({
 			message: { role: 'assistant', content: 'x' },
 			toolCalls: [],
@@ -287,15 +390,41 @@ describe('parseResponse', () => {
 	});
 
 	it.each<[string, unknown, string]>([
-		['an OpenAI error body', { error: { message: 'Invalid schema for function', type: 'invalid_request_error' } }, 'The model API returned an error: Invalid schema for function'],
-		['an error string', { error: 'model not found' }, 'The model API returned an error: model not found'],
-		['a vLLM error body', { object: 'error', message: 'max_tokens is too large', code: 400 }, 'The model API returned an error: max_tokens is too large'],
+		[
+			'an OpenAI error body',
+			{ error: { message: 'Invalid schema for function', type: 'invalid_request_error' } },
+			'The model API returned an error: Invalid schema for function',
+		],
+		[
+			'an error string',
+			{ error: 'model not found' },
+			'The model API returned an error: model not found',
+		],
+		[
+			'a vLLM error body',
+			{ object: 'error', message: 'max_tokens is too large', code: 400 },
+			'The model API returned an error: max_tokens is too large',
+		],
 		['a detail body', { detail: 'Not Found' }, 'The model API returned an error: "Not Found"'],
-		['no choices', { id: 'x', choices: [] }, 'The model API response has no choices[0].message: {"id":"x","choices":[]}'],
-		['a choice without a message', { choices: [{ index: 0 }] }, 'The model API response has no choices[0].message: {"choices":[{"index":0}]}'],
-		['not an object', 'Bad Gateway', 'The model API returned an error: not a JSON object: "Bad Gateway"'],
+		[
+			'no choices',
+			{ id: 'x', choices: [] },
+			'The model API response has no choices[0].message: {"id":"x","choices":[]}',
+		],
+		[
+			'a choice without a message',
+			{ choices: [{ index: 0 }] },
+			'The model API response has no choices[0].message: {"choices":[{"index":0}]}',
+		],
+		[
+			'not an object',
+			'Bad Gateway',
+			'The model API returned an error: not a JSON object: "Bad Gateway"',
+		],
 	])('throws a clear error for %s', (_label, body, message) => {
-		expect(() => openaiDialect.parseResponse(body as ChatCompletion, names)).toThrow(new Error(message));
+		expect(() => openaiDialect.parseResponse(body as ChatCompletion, names)).toThrow(
+			new Error(message),
+		);
 	});
 });
 
@@ -320,42 +449,95 @@ describe('createStreamAssembler', () => {
 	const names = openaiToolNames(['weather.get', 'echo']);
 	const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 
-	const nonStreamed = completion({
-		content: null,
-		tool_calls: [
-			{ id: 'call_w', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo","unit":"C"}' } },
-			{ id: 'call_e', type: 'function', function: { name: 'echo', arguments: '{"text":"hi' } },
-		],
-	}, { finish_reason: 'tool_calls' });
+	const nonStreamed = completion(
+		{
+			content: null,
+			tool_calls: [
+				{
+					id: 'call_w',
+					type: 'function',
+					function: { name: 'weather_get', arguments: '{"city":"Oslo","unit":"C"}' },
+				},
+				{ id: 'call_e', type: 'function', function: { name: 'echo', arguments: '{"text":"hi' } },
+			],
+		},
+		{ finish_reason: 'tool_calls' },
+	);
 
 	const streamed = [
-		chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null, logprobs: null }], { obfuscation: 'aZ9', usage: null }),
+		chunk(
+			[
+				{
+					index: 0,
+					delta: { role: 'assistant', content: '' },
+					finish_reason: null,
+					logprobs: null,
+				},
+			],
+			{ obfuscation: 'aZ9', usage: null },
+		),
 		chunk([
 			{
 				index: 0,
-				delta: { tool_calls: [{ index: 0, id: 'call_w', type: 'function', function: { name: 'weather_get', arguments: '' } }] },
+				delta: {
+					tool_calls: [
+						{
+							index: 0,
+							id: 'call_w',
+							type: 'function',
+							function: { name: 'weather_get', arguments: '' },
+						},
+					],
+				},
 				finish_reason: null,
 			},
 		]),
-		chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"ci' } }] }, finish_reason: null }]),
+		chunk([
+			{
+				index: 0,
+				delta: { tool_calls: [{ index: 0, function: { arguments: '{"ci' } }] },
+				finish_reason: null,
+			},
+		]),
 		// Calls may interleave; each fragment names its call by index.
 		chunk([
 			{
 				index: 0,
 				delta: {
 					tool_calls: [
-						{ index: 1, id: 'call_e', type: 'function', function: { name: 'echo', arguments: '{"te' } },
+						{
+							index: 1,
+							id: 'call_e',
+							type: 'function',
+							function: { name: 'echo', arguments: '{"te' },
+						},
 						{ index: 0, function: { arguments: 'ty":"Oslo",' } },
 					],
 				},
 				finish_reason: null,
 			},
 		]),
-		chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"unit":"C"}' } }] }, finish_reason: null, some_new_key: 1 }], {
-			system_fingerprint: 'fp_1',
-			obfuscation: 'x',
-		}),
-		chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: 'xt":"hi' } }] }, finish_reason: null }]),
+		chunk(
+			[
+				{
+					index: 0,
+					delta: { tool_calls: [{ index: 0, function: { arguments: '"unit":"C"}' } }] },
+					finish_reason: null,
+					some_new_key: 1,
+				},
+			],
+			{
+				system_fingerprint: 'fp_1',
+				obfuscation: 'x',
+			},
+		),
+		chunk([
+			{
+				index: 0,
+				delta: { tool_calls: [{ index: 1, function: { arguments: 'xt":"hi' } }] },
+				finish_reason: null,
+			},
+		]),
 		chunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
 		// The usage-only chunk that include_usage adds at the end.
 		chunk([], { usage }),
@@ -378,8 +560,16 @@ describe('createStreamAssembler', () => {
 						content: '',
 						refusal: null,
 						tool_calls: [
-							{ id: 'call_w', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo","unit":"C"}' } },
-							{ id: 'call_e', type: 'function', function: { name: 'echo', arguments: '{"text":"hi' } },
+							{
+								id: 'call_w',
+								type: 'function',
+								function: { name: 'weather_get', arguments: '{"city":"Oslo","unit":"C"}' },
+							},
+							{
+								id: 'call_e',
+								type: 'function',
+								function: { name: 'echo', arguments: '{"text":"hi' },
+							},
 						],
 					},
 				},
@@ -392,33 +582,55 @@ describe('createStreamAssembler', () => {
 		const turn = openaiDialect.parseResponse(assemble(streamed), names);
 		expect(turn).toEqual(openaiDialect.parseResponse(nonStreamed, names));
 		expect(turn.toolCalls).toEqual([
-			{ id: 'call_w', name: 'weather.get', arguments: { city: 'Oslo', unit: 'C' }, rawArguments: '{"city":"Oslo","unit":"C"}' },
+			{
+				id: 'call_w',
+				name: 'weather.get',
+				arguments: { city: 'Oslo', unit: 'C' },
+				rawArguments: '{"city":"Oslo","unit":"C"}',
+			},
 			{
 				id: 'call_e',
 				name: 'echo',
 				arguments: null,
 				rawArguments: '{"text":"hi',
-				argumentsError: 'not valid JSON: it ends after 11 characters before the JSON is complete (truncated?)',
+				argumentsError:
+					'not valid JSON: it ends after 11 characters before the JSON is complete (truncated?)',
 			},
 		]);
 	});
 
 	it('gives the same ModelTurn for a text answer split into pieces', () => {
 		const text = completion({ content: 'It is 3 °C in Oslo.' });
-		const pieces = ['It ', 'is 3 ', '°C', ' in Oslo.'].map((content) => chunk([{ index: 0, delta: { content }, finish_reason: null }]));
+		const pieces = ['It ', 'is 3 ', '°C', ' in Oslo.'].map((content) =>
+			chunk([{ index: 0, delta: { content }, finish_reason: null }]),
+		);
 		const body = assemble([
 			chunk([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
 			...pieces,
 			chunk([{ index: 0, delta: {}, finish_reason: 'stop' }]),
 			chunk([], { usage }),
 		]);
-		expect(openaiDialect.parseResponse(body, names)).toEqual(openaiDialect.parseResponse(text, names));
+		expect(openaiDialect.parseResponse(body, names)).toEqual(
+			openaiDialect.parseResponse(text, names),
+		);
 	});
 
 	it('synthesizes the same ids as the non-streamed path when the server sends none', () => {
 		const body = assemble([
-			chunk([{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'echo', arguments: '{}' } }] }, finish_reason: null }]),
-			chunk([{ index: 0, delta: { tool_calls: [{ index: 1, function: { name: 'echo', arguments: '{"a":1}' } }] }, finish_reason: 'tool_calls' }]),
+			chunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ index: 0, function: { name: 'echo', arguments: '{}' } }] },
+					finish_reason: null,
+				},
+			]),
+			chunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ index: 1, function: { name: 'echo', arguments: '{"a":1}' } }] },
+					finish_reason: 'tool_calls',
+				},
+			]),
 		]);
 		const turn = openaiDialect.parseResponse(body, names);
 		expect(turn.toolCalls.map((call) => call.id)).toEqual(['call_0', 'call_1']);
@@ -428,9 +640,27 @@ describe('createStreamAssembler', () => {
 
 	it('follows servers that leave out the fragment index or repeat the name', () => {
 		const body = assemble([
-			chunk([{ index: 0, delta: { tool_calls: [{ id: 'a', function: { name: 'echo', arguments: '{"x"' } }] }, finish_reason: null }]),
-			chunk([{ index: 0, delta: { tool_calls: [{ function: { name: 'echo', arguments: ':1}' } }] }, finish_reason: null }]),
-			chunk([{ index: 0, delta: { tool_calls: [{ id: 'b', function: { name: 'weather_get', arguments: '{}' } }] }, finish_reason: 'tool_calls' }]),
+			chunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ id: 'a', function: { name: 'echo', arguments: '{"x"' } }] },
+					finish_reason: null,
+				},
+			]),
+			chunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ function: { name: 'echo', arguments: ':1}' } }] },
+					finish_reason: null,
+				},
+			]),
+			chunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ id: 'b', function: { name: 'weather_get', arguments: '{}' } }] },
+					finish_reason: 'tool_calls',
+				},
+			]),
 		]);
 		expect(body.choices[0].message.tool_calls).toEqual([
 			{ id: 'a', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } },
@@ -453,24 +683,54 @@ describe('createStreamAssembler', () => {
 			chunk([{ index: 0, delta: { content: 'Hel' }, finish_reason: null }]),
 			{ error: { message: 'upstream overloaded' } } as unknown as ChatCompletionChunk,
 		]);
-		expect(() => openaiDialect.parseResponse(body, names)).toThrow('The model API returned an error: upstream overloaded');
+		expect(() => openaiDialect.parseResponse(body, names)).toThrow(
+			'The model API returned an error: upstream overloaded',
+		);
 	});
 
 	it('yields a body without choices for an empty stream, which the parser refuses', () => {
-		expect(() => openaiDialect.parseResponse(assemble([]), names)).toThrow(/has no choices\[0\]\.message/);
+		expect(() => openaiDialect.parseResponse(assemble([]), names)).toThrow(
+			/has no choices\[0\]\.message/,
+		);
 	});
 });
 
 describe('openaiDialect round trip', () => {
 	it('maps names out in the request and back in the response', () => {
 		const { names } = openaiDialect.buildRequest({ tools: [weather], messages: [] }, settings);
-		const body = completion({ tool_calls: [{ id: 'c', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo"}' } }] });
+		const body = completion({
+			tool_calls: [
+				{
+					id: 'c',
+					type: 'function',
+					function: { name: 'weather_get', arguments: '{"city":"Oslo"}' },
+				},
+			],
+		});
 		const turn = openaiDialect.parseResponse(body, names);
-		expect(turn.toolCalls[0]).toEqual({ id: 'c', name: 'weather.get', arguments: { city: 'Oslo' }, rawArguments: '{"city":"Oslo"}' });
+		expect(turn.toolCalls[0]).toEqual({
+			id: 'c',
+			name: 'weather.get',
+			arguments: { city: 'Oslo' },
+			rawArguments: '{"city":"Oslo"}',
+		});
 		// The next request writes the call back under the vendor's name.
-		const next = openaiDialect.buildRequest({ tools: [weather], messages: [turn.message] }, settings);
+		const next = openaiDialect.buildRequest(
+			{ tools: [weather], messages: [turn.message] },
+			settings,
+		);
 		expect(next.body.messages).toEqual([
-			{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'weather_get', arguments: '{"city":"Oslo"}' } }] },
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: [
+					{
+						id: 'c',
+						type: 'function',
+						function: { name: 'weather_get', arguments: '{"city":"Oslo"}' },
+					},
+				],
+			},
 		]);
 	});
 });

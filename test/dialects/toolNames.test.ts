@@ -22,7 +22,11 @@ function roundTrips(names: string[], rule: ToolNameRule): void {
 describe('buildToolNameMap', () => {
 	it('passes legal names through unchanged', () => {
 		const map = openaiToolNames(['get_weather', 'search-web', 'A1']);
-		expect(['get_weather', 'search-web', 'A1'].map(map.toVendor)).toEqual(['get_weather', 'search-web', 'A1']);
+		expect(['get_weather', 'search-web', 'A1'].map(map.toVendor)).toEqual([
+			'get_weather',
+			'search-web',
+			'A1',
+		]);
 		expect(map.fromVendor('get_weather')).toBe('get_weather');
 	});
 
@@ -105,9 +109,26 @@ describe('buildToolNameMap', () => {
 
 	it('round-trips a crowd of awkward names for each rule', () => {
 		const names = [
-			'math.mul', 'math_mul', 'math:mul', 'math mul', 'math-mul', '', '_', '__', '9lives', 'ünïcödé',
-			'a'.repeat(64), 'a'.repeat(65), 'a'.repeat(200), `${'a'.repeat(64)}.`, 'x'.repeat(129), 'fs/read_file', 'fs.read_file',
-			'a_b_2', 'a.b', 'a:b',
+			'math.mul',
+			'math_mul',
+			'math:mul',
+			'math mul',
+			'math-mul',
+			'',
+			'_',
+			'__',
+			'9lives',
+			'ünïcödé',
+			'a'.repeat(64),
+			'a'.repeat(65),
+			'a'.repeat(200),
+			`${'a'.repeat(64)}.`,
+			'x'.repeat(129),
+			'fs/read_file',
+			'fs.read_file',
+			'a_b_2',
+			'a.b',
+			'a:b',
 		];
 		roundTrips(names, openai);
 		roundTrips(names, gemini);

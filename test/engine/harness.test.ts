@@ -34,11 +34,23 @@ const answer: INodeType = {
 		for (const [i, item] of this.getInputData().entries()) {
 			try {
 				const question = this.getNodeParameter('question', i) as string;
-				if (!question) throw new NodeOperationError(this.getNode(), 'No question', { itemIndex: i });
-				const out: INodeExecutionData = { json: { ...item.json, answer: `${prefix} ${question}` }, pairedItem: { item: i } };
+				if (!question)
+					throw new NodeOperationError(this.getNode(), 'No question', { itemIndex: i });
+				const out: INodeExecutionData = {
+					json: { ...item.json, answer: `${prefix} ${question}` },
+					pairedItem: { item: i },
+				};
 				if (item.binary?.file) {
-					const text = (await this.helpers.getBinaryDataBuffer(i, 'file')).toString('utf8').toUpperCase();
-					out.binary = { file: await this.helpers.prepareBinaryData(Buffer.from(text), 'upper.txt', 'text/plain') };
+					const text = (await this.helpers.getBinaryDataBuffer(i, 'file'))
+						.toString('utf8')
+						.toUpperCase();
+					out.binary = {
+						file: await this.helpers.prepareBinaryData(
+							Buffer.from(text),
+							'upper.txt',
+							'text/plain',
+						),
+					};
 				}
 				outputs[this.getNodeParameter('second', i) ? 1 : 0].push(out);
 			} catch (error) {
@@ -53,14 +65,24 @@ const answer: INodeType = {
 const nodeTypes = { 'test.answer': answer };
 const credentials = { answerApi: { prefix: 'A:' } };
 
-function node(name: string, type: string, parameters: INode['parameters'], extra: Partial<INode> = {}): INode {
+function node(
+	name: string,
+	type: string,
+	parameters: INode['parameters'],
+	extra: Partial<INode> = {},
+): INode {
 	return { id: name, name, type, typeVersion: 1, position: [0, 0], parameters, ...extra };
 }
 
 /** n8n's Edit Fields (Set) node in JSON mode, keeping the item's other fields and its binary data. */
 function setNode(name: string, jsonOutput: string): INode {
 	return {
-		...node(name, 'n8n-nodes-base.set', { mode: 'raw', jsonOutput, includeOtherFields: true, options: { includeBinary: true } }),
+		...node(name, 'n8n-nodes-base.set', {
+			mode: 'raw',
+			jsonOutput,
+			includeOtherFields: true,
+			options: { includeBinary: true },
+		}),
 		typeVersion: 3.4,
 	};
 }
@@ -88,7 +110,13 @@ const toEdit = { node: 'Edit', type: NodeConnectionTypes.Main, index: 0 };
 const inputItems: INodeExecutionData[] = [
 	{
 		json: { question: 'Why?' },
-		binary: { file: { data: Buffer.from('hello').toString('base64'), mimeType: 'text/plain', fileName: 'hello.txt' } },
+		binary: {
+			file: {
+				data: Buffer.from('hello').toString('base64'),
+				mimeType: 'text/plain',
+				fileName: 'hello.txt',
+			},
+		},
 	},
 	{ json: { question: 'What is the longest river?' } },
 	{ json: { question: '' } },
@@ -106,7 +134,9 @@ describe('engine harness', () => {
 		expect(outputOf(run, 'Answer', 1).map((item) => item.json)).toEqual([
 			{ question: 'What is the longest river?', answer: 'A: What is the longest river?' },
 		]);
-		expect(outputOf(run, 'Answer', 2).map((item) => item.json)).toEqual([{ question: '', error: 'No question' }]);
+		expect(outputOf(run, 'Answer', 2).map((item) => item.json)).toEqual([
+			{ question: '', error: 'No question' },
+		]);
 
 		const [edited] = outputOf(run, 'Edit');
 		expect(outputOf(run, 'Edit')).toHaveLength(1);
@@ -128,7 +158,11 @@ describe('engine harness', () => {
 	});
 
 	it('stops at a failing node without continueOnFail', async () => {
-		const run = await runWorkflow(workflow({}, { Answer: { main: [[toEdit]] } }), { nodeTypes, credentials, inputItems });
+		const run = await runWorkflow(workflow({}, { Answer: { main: [[toEdit]] } }), {
+			nodeTypes,
+			credentials,
+			inputItems,
+		});
 
 		expect(run.status).toBe('error');
 		expect(errorOf(run, 'Answer')?.message).toBe('No question');
@@ -139,7 +173,9 @@ describe('engine harness', () => {
 	it('fails the node when its credentials are missing', async () => {
 		const run = await runWorkflow(workflow({}, {}), { nodeTypes, inputItems });
 
-		expect(errorOf(run, 'Answer')?.message).toBe('Credential with ID "1" does not exist for type "answerApi".');
+		expect(errorOf(run, 'Answer')?.message).toBe(
+			'Credential with ID "1" does not exist for type "answerApi".',
+		);
 	});
 
 	it('runs a node once per pass of a loop', async () => {
@@ -147,9 +183,14 @@ describe('engine harness', () => {
 			{
 				nodes: [
 					node('Trigger', 'n8n-nodes-base.manualTrigger', {}),
-					node('Answer', 'test.answer', { question: 'again', second: '={{ $json.round < 2 }}' }, {
-						credentials: { answerApi: { id: '1', name: 'Answer account' } },
-					}),
+					node(
+						'Answer',
+						'test.answer',
+						{ question: 'again', second: '={{ $json.round < 2 }}' },
+						{
+							credentials: { answerApi: { id: '1', name: 'Answer account' } },
+						},
+					),
 					setNode('Next', '={{ { "round": $json.round + 1 } }}'),
 				],
 				connections: {
@@ -162,7 +203,11 @@ describe('engine harness', () => {
 		);
 
 		expect(run.order).toEqual(['Trigger', 'Answer', 'Next', 'Answer', 'Next', 'Answer']);
-		expect(runsOf(run, 'Answer').map((r) => r.outputs.map((items) => items.length))).toEqual([[0, 1], [0, 1], [1, 0]]);
+		expect(runsOf(run, 'Answer').map((r) => r.outputs.map((items) => items.length))).toEqual([
+			[0, 1],
+			[0, 1],
+			[1, 0],
+		]);
 		expect(outputOf(run, 'Answer')[0].json).toEqual({ round: 2, answer: 'A: again' });
 	});
 });

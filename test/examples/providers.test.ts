@@ -9,7 +9,12 @@ import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { PROVIDERS } from '../../nodes/ToolCallingModel/providers';
 import { nodeTypesFrom, runsOf, runWorkflow } from '../support/engine';
 import { loadExample } from '../support/examples';
-import { chain, expectConversationItem, mcpClientNode, stdioCredential } from '../support/mcpWorkflow';
+import {
+	chain,
+	expectConversationItem,
+	mcpClientNode,
+	stdioCredential,
+} from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes } from '../support/modelWorkflow';
 import { everythingStdio, stopAllServers } from '../support/servers';
 import { DIALECT_IDS, reply, startStandIn, type DialectId, type StandIn } from '../support/standIn';
@@ -52,7 +57,10 @@ function neutral(messages: any[]) {
 }
 
 const expectedMessages = [
-	{ role: 'system', content: 'You are precise. Use the tools for arithmetic and echo results back when asked.' },
+	{
+		role: 'system',
+		content: 'You are precise. Use the tools for arithmetic and echo results back when asked.',
+	},
 	{ role: 'user', content: 'What is 17 + 25? Then echo the result back to me.' },
 	{ role: 'assistant', content: null, tool_calls: [sumCall] },
 	{ role: 'tool', name: 'get-sum', content: 'The sum of 17 and 25 is 42.' },
@@ -61,52 +69,79 @@ const expectedMessages = [
 	{ role: 'assistant', content: ANSWER },
 ];
 
-describe.each(DIALECT_IDS.flatMap((dialect) => [[dialect, false], [dialect, true]] as Array<[DialectId, boolean]>))(
-	'the example loop with %s (stream: %s)',
-	(dialect, stream) => {
-		let api: StandIn;
-		beforeEach(async () => {
-			api = await startStandIn(dialect, { apiKey: API_KEY });
+describe.each(
+	DIALECT_IDS.flatMap(
+		(dialect) =>
+			[
+				[dialect, false],
+				[dialect, true],
+			] as Array<[DialectId, boolean]>,
+	),
+)('the example loop with %s (stream: %s)', (dialect, stream) => {
+	let api: StandIn;
+	beforeEach(async () => {
+		api = await startStandIn(dialect, { apiKey: API_KEY });
+	});
+	afterEach(() => api.close());
+
+	it('reaches the final answer in three rounds, every request in the vendor’s format', async () => {
+		api.script(
+			reply.toolCalls([sumCall]),
+			reply.toolCalls([echoCall], { content: 'Now I echo it.' }),
+			reply.text(ANSWER),
+		);
+		const provider = asProvider(api, dialect, 'model');
+		const workflow = loadExample('mcp-tool-loop.json', {
+			Model: { ...provider.parameters, options: { maxRounds: 6, stream } },
 		});
-		afterEach(() => api.close());
-
-		it('reaches the final answer in three rounds, every request in the vendor’s format', async () => {
-			api.script(reply.toolCalls([sumCall]), reply.toolCalls([echoCall], { content: 'Now I echo it.' }), reply.text(ANSWER));
-			const provider = asProvider(api, dialect, 'model');
-			const workflow = loadExample('mcp-tool-loop.json', { Model: { ...provider.parameters, options: { maxRounds: 6, stream } } });
-			workflow.nodes.find((node) => node.name === 'Model')!.credentials = provider.credentials;
-			const run = await runWorkflow(workflow, {
-				nodeTypes: nodeTypes(),
-				credentials: { mcpEverything: stdioCredential(everythingStdio()), model: provider.values },
-			});
-
-			expect(run.status).toBe('success');
-			expect(run.order).toEqual(['Run', 'List Tools', 'Model', 'Execute Tool Calls', 'Model', 'Execute Tool Calls', 'Model', 'Answer']);
-			const final = runsOf(run, 'Model')[2].outputs[1][0].json as any;
-			expectConversationItem(final);
-			expect(neutral(final.messages)).toEqual(expectedMessages);
-			expect(final).toMatchObject({ answer: ANSWER, rounds: 3, toolCalls: [] });
-			// Each result went back under the id of the call it answers.
-			const calls = final.messages.flatMap((message: any) => message.tool_calls ?? []);
-			const results = final.messages.filter((message: any) => message.role === 'tool');
-			expect(results.map((message: any) => message.tool_call_id)).toEqual(calls.map((call: any) => call.id));
-
-			expect(api.requests).toHaveLength(3);
-			expect(api.remaining()).toBe(0);
-			// The stand-in checks what the vendor checks; the results reached it in its own write-back form.
-			expect(JSON.stringify(api.requests[1].body)).toContain('The sum of 17 and 25 is 42.');
-			expect(JSON.stringify(api.requests[2].body)).toContain('Echo: 42');
-			expect(JSON.stringify(final)).not.toContain(API_KEY);
-			expect(final.trace.filter((entry: any) => entry.step === 'model.request').map((entry: any) => entry.dialect)).toEqual([dialect, dialect, dialect]);
+		workflow.nodes.find((node) => node.name === 'Model')!.credentials = provider.credentials;
+		const run = await runWorkflow(workflow, {
+			nodeTypes: nodeTypes(),
+			credentials: { mcpEverything: stdioCredential(everythingStdio()), model: provider.values },
 		});
-	},
-);
+
+		expect(run.status).toBe('success');
+		expect(run.order).toEqual([
+			'Run',
+			'List Tools',
+			'Model',
+			'Execute Tool Calls',
+			'Model',
+			'Execute Tool Calls',
+			'Model',
+			'Answer',
+		]);
+		const final = runsOf(run, 'Model')[2].outputs[1][0].json as any;
+		expectConversationItem(final);
+		expect(neutral(final.messages)).toEqual(expectedMessages);
+		expect(final).toMatchObject({ answer: ANSWER, rounds: 3, toolCalls: [] });
+		// Each result went back under the id of the call it answers.
+		const calls = final.messages.flatMap((message: any) => message.tool_calls ?? []);
+		const results = final.messages.filter((message: any) => message.role === 'tool');
+		expect(results.map((message: any) => message.tool_call_id)).toEqual(
+			calls.map((call: any) => call.id),
+		);
+
+		expect(api.requests).toHaveLength(3);
+		expect(api.remaining()).toBe(0);
+		// The stand-in checks what the vendor checks; the results reached it in its own write-back form.
+		expect(JSON.stringify(api.requests[1].body)).toContain('The sum of 17 and 25 is 42.');
+		expect(JSON.stringify(api.requests[2].body)).toContain('Echo: 42');
+		expect(JSON.stringify(final)).not.toContain(API_KEY);
+		expect(
+			final.trace
+				.filter((entry: any) => entry.step === 'model.request')
+				.map((entry: any) => entry.dialect),
+		).toEqual([dialect, dialect, dialect]);
+	});
+});
 
 describe('switching provider mid-loop', () => {
 	// Fresh per test: a stand-in remembers the thought signatures it gave, as Gemini checks them.
 	const stands: Partial<Record<DialectId, StandIn>> = {};
 	beforeEach(async () => {
-		for (const dialect of DIALECT_IDS) stands[dialect] = await startStandIn(dialect, { apiKey: API_KEY });
+		for (const dialect of DIALECT_IDS)
+			stands[dialect] = await startStandIn(dialect, { apiKey: API_KEY });
 	});
 	afterEach(async () => {
 		for (const api of Object.values(stands)) await api!.close();
@@ -118,23 +153,46 @@ describe('switching provider mid-loop', () => {
 		[['anthropic', 'openaiResponses', 'openaiChat']],
 		[['ollama', 'gemini', 'anthropic']],
 	] as Array<[DialectId[]]>)('continues one conversation across %j', async (order) => {
-		const turns = [reply.toolCalls([sumCall]), reply.toolCalls([echoCall], { content: 'Now I echo it.' }), reply.text(ANSWER)];
-		const credentials: Record<string, ICredentialDataDecryptedObject> = { mcpEverything: stdioCredential(everythingStdio()) };
-		const nodes: INode[] = [mcpClientNode('List Tools', { operation: 'listTools' }, { credentials: { mcpStdioServerApi: { id: 'mcpEverything', name: 'everything' } } })];
+		const turns = [
+			reply.toolCalls([sumCall]),
+			reply.toolCalls([echoCall], { content: 'Now I echo it.' }),
+			reply.text(ANSWER),
+		];
+		const credentials: Record<string, ICredentialDataDecryptedObject> = {
+			mcpEverything: stdioCredential(everythingStdio()),
+		};
+		const nodes: INode[] = [
+			mcpClientNode(
+				'List Tools',
+				{ operation: 'listTools' },
+				{ credentials: { mcpStdioServerApi: { id: 'mcpEverything', name: 'everything' } } },
+			),
+		];
 		order.forEach((dialect, index) => {
 			const api = stands[dialect]!;
 			api.script(turns[index]);
 			const provider = asProvider(api, dialect, `model${index}`);
 			credentials[`model${index}`] = provider.values;
 			nodes.push(
-				modelNode(`Model ${index + 1}`, {
-					...provider.parameters,
-					systemMessage: 'You are precise. Use the tools for arithmetic and echo results back when asked.',
-					userMessage: 'What is 17 + 25? Then echo the result back to me.',
-				}, { credentials: provider.credentials }),
+				modelNode(
+					`Model ${index + 1}`,
+					{
+						...provider.parameters,
+						systemMessage:
+							'You are precise. Use the tools for arithmetic and echo results back when asked.',
+						userMessage: 'What is 17 + 25? Then echo the result back to me.',
+					},
+					{ credentials: provider.credentials },
+				),
 			);
 			if (index < 2) {
-				nodes.push(mcpClientNode(`Execute ${index + 1}`, { operation: 'executeToolCalls' }, { credentials: { mcpStdioServerApi: { id: 'mcpEverything', name: 'everything' } } }));
+				nodes.push(
+					mcpClientNode(
+						`Execute ${index + 1}`,
+						{ operation: 'executeToolCalls' },
+						{ credentials: { mcpStdioServerApi: { id: 'mcpEverything', name: 'everything' } } },
+					),
+				);
 			}
 		});
 		const run = await runWorkflow(chain(...nodes), { nodeTypes: nodeTypes(), credentials });
@@ -143,7 +201,11 @@ describe('switching provider mid-loop', () => {
 		expect(run.status).toBe('success');
 		const final = runsOf(run, 'Model 3')[0].outputs[1][0].json as any;
 		expect(neutral(final.messages)).toEqual(expectedMessages);
-		expect(final.trace.filter((entry: any) => entry.step === 'model.request').map((entry: any) => entry.dialect)).toEqual(order);
+		expect(
+			final.trace
+				.filter((entry: any) => entry.step === 'model.request')
+				.map((entry: any) => entry.dialect),
+		).toEqual(order);
 		for (const dialect of order) expect(stands[dialect]!.remaining()).toBe(0);
 	});
 });
@@ -154,8 +216,20 @@ describe('settings a provider has or lacks', () => {
 		try {
 			if (script) api.script(reply.text('Fine.'));
 			const provider = asProvider(api, dialect, 'model');
-			const node = modelNode('Model', { ...provider.parameters, userMessage: 'Hi', nodeTools: JSON.stringify([{ name: 'echo', inputSchema: { type: 'object' } }]), ...parameters }, { credentials: provider.credentials });
-			const result = await runWorkflow(chain(node), { nodeTypes: nodeTypes(), credentials: { model: provider.values } });
+			const node = modelNode(
+				'Model',
+				{
+					...provider.parameters,
+					userMessage: 'Hi',
+					nodeTools: JSON.stringify([{ name: 'echo', inputSchema: { type: 'object' } }]),
+					...parameters,
+				},
+				{ credentials: provider.credentials },
+			);
+			const result = await runWorkflow(chain(node), {
+				nodeTypes: nodeTypes(),
+				credentials: { model: provider.values },
+			});
 			return { result, requests: api.requests };
 		} finally {
 			await api.close();

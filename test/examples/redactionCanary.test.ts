@@ -22,7 +22,10 @@ const api = standInForEachTest({ apiKey: CANARY });
 afterEach(() => sharedPool.closeAll());
 afterAll(stopAllServers);
 
-const nodeTypes = () => ({ ...modelNodeTypes(), ...nodeTypesFrom(new McpClient(), new ToolCallTrace()) });
+const nodeTypes = () => ({
+	...modelNodeTypes(),
+	...nodeTypesFrom(new McpClient(), new ToolCallTrace()),
+});
 const credentials = () => ({
 	mcpStdioServerApi: stdioCredential({ ...faultStdio(), env: childEnv({ CANARY_SECRET: CANARY }) }),
 	openai: standInCredential(api, { apiKey: CANARY }).openAiCompatibleApi,
@@ -30,24 +33,42 @@ const credentials = () => ({
 /** List → Model → Execute → Model, whose Final Answer goes to the JSON Lines export. */
 function loop(extra: { continueOnFail?: boolean } = {}) {
 	const workflow = chain(
-		mcpClientNode('List Tools', { operation: 'listTools', toolFilter: 'only', includeTools: ['env_file', 'echo'] }),
+		mcpClientNode('List Tools', {
+			operation: 'listTools',
+			toolFilter: 'only',
+			includeTools: ['env_file', 'echo'],
+		}),
 		modelNode('Model', { userMessage: 'What is in your environment?' }, extra),
 		mcpClientNode('Execute', { operation: 'executeToolCalls' }),
 		modelNode('Model Again', {}, extra),
-		{ id: 'export', name: 'Export', type: 'n8n-nodes-tool-calling.toolCallTrace', typeVersion: 1, position: [0, 0], parameters: { operation: 'exportJsonLines' } },
+		{
+			id: 'export',
+			name: 'Export',
+			type: 'n8n-nodes-tool-calling.toolCallTrace',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: { operation: 'exportJsonLines' },
+		},
 	);
-	workflow.connections['Model Again'] = { main: [[], [{ node: 'Export', type: 'main', index: 0 }]] };
+	workflow.connections['Model Again'] = {
+		main: [[], [{ node: 'Export', type: 'main', index: 0 }]],
+	};
 	return workflow;
 }
 
 /** Every line n8n's logger wrote while `work` ran, at any level: its output is swapped for a recorder. */
-async function logged(work: () => Promise<EngineRun>): Promise<{ run: EngineRun; lines: string[] }> {
+async function logged(
+	work: () => Promise<EngineRun>,
+): Promise<{ run: EngineRun; lines: string[] }> {
 	// Every level method ends in internalLogger.log (n8n's Logger wraps winston); the test reads it there.
 	type Output = { log(level: string, message: string, meta?: object): void; child(): Output };
 	const logger = Container.get(Logger) as unknown as { internalLogger: Output };
 	const lines: string[] = [];
 	const output = logger.internalLogger;
-	const recorder: Output = { log: (level, message, meta) => lines.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`), child: () => recorder };
+	const recorder: Output = {
+		log: (level, message, meta) => lines.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`),
+		child: () => recorder,
+	};
 	logger.internalLogger = recorder;
 	try {
 		return { run: await work(), lines };
@@ -58,10 +79,23 @@ async function logged(work: () => Promise<EngineRun>): Promise<{ run: EngineRun;
 
 /** Everything a run wrote: items, binaries (decoded), errors. */
 function written(run: EngineRun): string {
-	const items: INodeExecutionData[] = Object.values(run.nodes).flatMap((runs) => runs.flatMap((nodeRun) => nodeRun.outputs.flat()));
-	const binaries = items.flatMap((item) => Object.values(item.binary ?? {}).map((binary) => Buffer.from(binary.data, 'base64').toString('utf8')));
-	const errors = Object.values(run.nodes).flatMap((runs) => runs.map((nodeRun) => nodeRun.error)).filter(Boolean);
-	return [JSON.stringify(items), ...binaries, JSON.stringify(errors, Object.getOwnPropertyNames(errors[0] ?? {})), JSON.stringify(run.error ?? null)].join('\n');
+	const items: INodeExecutionData[] = Object.values(run.nodes).flatMap((runs) =>
+		runs.flatMap((nodeRun) => nodeRun.outputs.flat()),
+	);
+	const binaries = items.flatMap((item) =>
+		Object.values(item.binary ?? {}).map((binary) =>
+			Buffer.from(binary.data, 'base64').toString('utf8'),
+		),
+	);
+	const errors = Object.values(run.nodes)
+		.flatMap((runs) => runs.map((nodeRun) => nodeRun.error))
+		.filter(Boolean);
+	return [
+		JSON.stringify(items),
+		...binaries,
+		JSON.stringify(errors, Object.getOwnPropertyNames(errors[0] ?? {})),
+		JSON.stringify(run.error ?? null),
+	].join('\n');
 }
 
 describe('the redaction canary', () => {
@@ -74,7 +108,9 @@ describe('the redaction canary', () => {
 			]),
 			reply.text(`Your secret is ${CANARY}.`),
 		);
-		const { run, lines } = await logged(() => runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }));
+		const { run, lines } = await logged(() =>
+			runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }),
+		);
 
 		expect(run.status).toBe('success');
 		const output = written(run);
@@ -85,22 +121,38 @@ describe('the redaction canary', () => {
 		expect(lines.some((line) => line.includes('ended invalidArguments'))).toBe(true);
 		// The tool's text file and the trace export are binaries of the final item; written() reads both.
 		const binaries = run.nodes.Export[0].outputs[0][0].binary!;
-		expect(Object.values(binaries).map((binary) => binary.mimeType).sort()).toEqual(['application/x-ndjson', 'text/plain']);
+		expect(
+			Object.values(binaries)
+				.map((binary) => binary.mimeType)
+				.sort(),
+		).toEqual(['application/x-ndjson', 'text/plain']);
 		// ...and none of it was written.
 		expect(output).not.toContain(CANARY);
 		expect(lines.join('\n')).not.toContain(CANARY);
 	});
 
 	it('leaves no trace of it in a vendor error that repeats the key, failed or continued', async () => {
-		const refusal = reply.error(401, { message: `Incorrect API key provided: ${CANARY}.`, code: 'invalid_api_key' });
+		const refusal = reply.error(401, {
+			message: `Incorrect API key provided: ${CANARY}.`,
+			code: 'invalid_api_key',
+		});
 		api.script(refusal);
-		const failed = await logged(() => runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }));
+		const failed = await logged(() =>
+			runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }),
+		);
 		expect(failed.run.status).toBe('error');
 		expect(failed.run.error?.message).toContain('Incorrect API key provided: [redacted].');
 
 		api.script(refusal);
-		const continued = await logged(() => runWorkflow(loop({ continueOnFail: true }), { nodeTypes: nodeTypes(), credentials: credentials() }));
-		expect(JSON.stringify(continued.run.nodes.Model[0].outputs)).toContain('Incorrect API key provided: [redacted].');
+		const continued = await logged(() =>
+			runWorkflow(loop({ continueOnFail: true }), {
+				nodeTypes: nodeTypes(),
+				credentials: credentials(),
+			}),
+		);
+		expect(JSON.stringify(continued.run.nodes.Model[0].outputs)).toContain(
+			'Incorrect API key provided: [redacted].',
+		);
 
 		for (const { run, lines } of [failed, continued]) {
 			expect(written(run)).not.toContain(CANARY);

@@ -33,31 +33,47 @@ const recordedText = () => readFileSync(TRACE_FILE, 'utf8');
 async function liveRun(): Promise<EngineRun> {
 	api.script(
 		reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: '{"a":17,"b":25}' }]),
-		reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], { content: 'Now I echo it.' }),
+		reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], {
+			content: 'Now I echo it.',
+		}),
 		reply.text('17 + 25 = 42, and the echo said: 42.'),
 	);
-	const credentials = { ...mcp(), openAi: { baseUrl: api.baseURL, apiKey: 'sk-replay-test-key', organization: '', headers: {} } };
+	const credentials = {
+		...mcp(),
+		openAi: { baseUrl: api.baseURL, apiKey: 'sk-replay-test-key', organization: '', headers: {} },
+	};
 	return runWorkflow(loadExample('mcp-tool-loop.json'), { nodeTypes: nodeTypes(), credentials });
 }
 
-function replayedRun(options: { dryRun?: boolean; recording?: string; userMessage?: string } = {}): Promise<EngineRun> {
+function replayedRun(
+	options: { dryRun?: boolean; recording?: string; userMessage?: string } = {},
+): Promise<EngineRun> {
 	const recording = options.recording ?? recordedText();
 	const workflow = loadExample('mcp-tool-loop.json', {
-		Model: { replay: 'json', replayTrace: recording, ...(options.userMessage && { userMessage: options.userMessage }) },
+		Model: {
+			replay: 'json',
+			replayTrace: recording,
+			...(options.userMessage && { userMessage: options.userMessage }),
+		},
 		...(options.dryRun && {
 			'List Tools': { dryRun: 'json', dryRunTrace: recording },
 			'Execute Tool Calls': { dryRun: 'json', dryRunTrace: recording },
 		}),
 	});
 	// No model credential at all: a replay must not need one.
-	return runWorkflow(workflow, { nodeTypes: nodeTypes(), credentials: options.dryRun ? {} : mcp() });
+	return runWorkflow(workflow, {
+		nodeTypes: nodeTypes(),
+		credentials: options.dryRun ? {} : mcp(),
+	});
 }
 
 const finalItem = (run: EngineRun) => runsOf(run, 'Model').at(-1)!.outputs[1][0];
 /** Every Model and Execute output item, with the trace compared as a story (times and ids differ by nature). */
 const itemsOf = (run: EngineRun) =>
 	['Model', 'Execute Tool Calls'].flatMap((name) =>
-		runsOf(run, name).flatMap((nodeRun) => nodeRun.outputs.flat().map(({ json: { trace, ...rest } }: INodeExecutionData) => rest)),
+		runsOf(run, name).flatMap((nodeRun) =>
+			nodeRun.outputs.flat().map(({ json: { trace, ...rest } }: INodeExecutionData) => rest),
+		),
 	);
 
 describe('the recorded example trace', () => {
@@ -89,9 +105,12 @@ describe('replay', () => {
 		expect(diffTraces(readTrace(finalItem(live).json), trace).equal).toBe(true);
 		const modelSteps = trace.filter((entry) => entry.step.startsWith('model.'));
 		expect(modelSteps.map((entry) => [entry.step, entry.replayed])).toEqual([
-			['model.request', true], ['model.response', true],
-			['model.request', true], ['model.response', true],
-			['model.request', true], ['model.response', true],
+			['model.request', true],
+			['model.response', true],
+			['model.request', true],
+			['model.response', true],
+			['model.request', true],
+			['model.response', true],
 		]);
 	});
 
@@ -101,10 +120,15 @@ describe('replay', () => {
 		expect(replayed.status).toBe('success');
 		expect(api.requests).toHaveLength(0);
 		expect(sharedPool.size).toBe(0);
-		expect(finalItem(replayed).json).toMatchObject({ answer: '17 + 25 = 42, and the echo said: 42.', rounds: 3 });
+		expect(finalItem(replayed).json).toMatchObject({
+			answer: '17 + 25 = 42, and the echo said: 42.',
+			rounds: 3,
+		});
 		const trace = readTrace(finalItem(replayed).json);
 		expect(diffTraces(readTrace(JSON.parse(recordedText())), trace).equal).toBe(true);
-		expect(trace.filter((entry) => entry.step === 'tools.call.result').every((entry) => entry.replayed)).toBe(true);
+		expect(
+			trace.filter((entry) => entry.step === 'tools.call.result').every((entry) => entry.replayed),
+		).toBe(true);
 	});
 
 	it('stops at the first step that differs from the recording, and names it', async () => {
@@ -119,15 +143,28 @@ describe('replay', () => {
 	it('in a dry run, answers a call that failed at the server with that same failure', async () => {
 		const recording = JSON.parse(recordedText());
 		const result = recording.trace.find((entry: any) => entry.step === 'tools.call.result');
-		Object.assign(result, { status: 'timeout', payload: { error: "Tool 'get-sum' did not answer within 60000 ms." } });
+		Object.assign(result, {
+			status: 'timeout',
+			payload: { error: "Tool 'get-sum' did not answer within 60000 ms." },
+		});
 		const run = await replayedRun({ dryRun: true, recording: JSON.stringify(recording) });
 
 		const [executed] = runsOf(run, 'Execute Tool Calls')[0].outputs[0];
 		const json = executed.json as any;
-		expect(json.messages.at(-1)).toMatchObject({ role: 'tool', isError: true, content: "Tool 'get-sum' did not answer within 60000 ms." });
-		expect(json.trace.at(-1)).toMatchObject({ step: 'tools.call.result', status: 'timeout', replayed: true });
+		expect(json.messages.at(-1)).toMatchObject({
+			role: 'tool',
+			isError: true,
+			content: "Tool 'get-sum' did not answer within 60000 ms.",
+		});
+		expect(json.trace.at(-1)).toMatchObject({
+			step: 'tools.call.result',
+			status: 'timeout',
+			replayed: true,
+		});
 		// The recorded model saw a result, not this failure: replaying it on drifts at the next request.
-		expect(errorOf(run, 'Model')?.message).toMatch(/^The run drifted from the recording at round 2, step model.request: messages\.3\.content/);
+		expect(errorOf(run, 'Model')?.message).toMatch(
+			/^The run drifted from the recording at round 2, step model.request: messages\.3\.content/,
+		);
 	});
 
 	it('in a dry run, stops where the arguments of a call differ from the recorded ones', async () => {

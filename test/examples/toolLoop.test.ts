@@ -24,22 +24,54 @@ const credentials = () => ({
 function scriptThreeRounds() {
 	api.script(
 		reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: '{"a":17,"b":25}' }]),
-		reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], { content: 'Now I echo it.' }),
+		reply.toolCalls([{ id: 'call_echo', name: 'echo', arguments: '{"message":"42"}' }], {
+			content: 'Now I echo it.',
+		}),
 		reply.text('17 + 25 = 42, and the echo said: 42.'),
 	);
 }
 
-const system = { role: 'system', content: 'You are precise. Use the tools for arithmetic and echo results back when asked.' };
+const system = {
+	role: 'system',
+	content: 'You are precise. Use the tools for arithmetic and echo results back when asked.',
+};
 const user = { role: 'user', content: 'What is 17 + 25? Then echo the result back to me.' };
-const sumCall = { role: 'assistant', content: null, tool_calls: [{ id: 'call_sum', type: 'function', function: { name: 'get-sum', arguments: '{"a":17,"b":25}' } }] };
-const sumResult = { role: 'tool', tool_call_id: 'call_sum', name: 'get-sum', content: 'The sum of 17 and 25 is 42.' };
-const echoCall = { role: 'assistant', content: 'Now I echo it.', tool_calls: [{ id: 'call_echo', type: 'function', function: { name: 'echo', arguments: '{"message":"42"}' } }] };
+const sumCall = {
+	role: 'assistant',
+	content: null,
+	tool_calls: [
+		{
+			id: 'call_sum',
+			type: 'function',
+			function: { name: 'get-sum', arguments: '{"a":17,"b":25}' },
+		},
+	],
+};
+const sumResult = {
+	role: 'tool',
+	tool_call_id: 'call_sum',
+	name: 'get-sum',
+	content: 'The sum of 17 and 25 is 42.',
+};
+const echoCall = {
+	role: 'assistant',
+	content: 'Now I echo it.',
+	tool_calls: [
+		{
+			id: 'call_echo',
+			type: 'function',
+			function: { name: 'echo', arguments: '{"message":"42"}' },
+		},
+	],
+};
 const echoResult = { role: 'tool', tool_call_id: 'call_echo', name: 'echo', content: 'Echo: 42' };
 const finalAnswer = { role: 'assistant', content: '17 + 25 = 42, and the echo said: 42.' };
 
 async function runLoop(stream: boolean) {
 	scriptThreeRounds();
-	const workflow = loadExample('mcp-tool-loop.json', { Model: { options: { maxRounds: 6, stream } } });
+	const workflow = loadExample('mcp-tool-loop.json', {
+		Model: { options: { maxRounds: 6, stream } },
+	});
 	expect(workflow.nodes[2].type).toBe(MODEL_TYPE);
 	return runWorkflow(workflow, { nodeTypes: nodeTypes(), credentials: credentials() });
 }
@@ -48,7 +80,16 @@ describe('example: the manual MCP tool loop', () => {
 	it('reaches a final answer in three rounds through real MCP calls, with the whole history right at every round', async () => {
 		const run = await runLoop(false);
 		expect(run.status).toBe('success');
-		expect(run.order).toEqual(['Run', 'List Tools', 'Model', 'Execute Tool Calls', 'Model', 'Execute Tool Calls', 'Model', 'Answer']);
+		expect(run.order).toEqual([
+			'Run',
+			'List Tools',
+			'Model',
+			'Execute Tool Calls',
+			'Model',
+			'Execute Tool Calls',
+			'Model',
+			'Answer',
+		]);
 
 		const models = runsOf(run, 'Model');
 		const executes = runsOf(run, 'Execute Tool Calls');
@@ -56,25 +97,59 @@ describe('example: the manual MCP tool loop', () => {
 		// Round 1: the model asks for get-sum; the server answers.
 		expect(models[0].outputs[1]).toEqual([]);
 		expect(messagesOf(models[0].outputs[0])).toEqual([[system, user, sumCall]]);
-		expect(models[0].outputs[0][0].json.toolCalls).toEqual([{ id: 'call_sum', name: 'get-sum', arguments: { a: 17, b: 25 }, rawArguments: '{"a":17,"b":25}' }]);
+		expect(models[0].outputs[0][0].json.toolCalls).toEqual([
+			{
+				id: 'call_sum',
+				name: 'get-sum',
+				arguments: { a: 17, b: 25 },
+				rawArguments: '{"a":17,"b":25}',
+			},
+		]);
 		expect(messagesOf(executes[0].outputs[0])).toEqual([[system, user, sumCall, sumResult]]);
 		// Round 2: echo.
-		expect(messagesOf(models[1].outputs[0])).toEqual([[system, user, sumCall, sumResult, echoCall]]);
-		expect(messagesOf(executes[1].outputs[0])).toEqual([[system, user, sumCall, sumResult, echoCall, echoResult]]);
+		expect(messagesOf(models[1].outputs[0])).toEqual([
+			[system, user, sumCall, sumResult, echoCall],
+		]);
+		expect(messagesOf(executes[1].outputs[0])).toEqual([
+			[system, user, sumCall, sumResult, echoCall, echoResult],
+		]);
 		// Round 3: the answer leaves by Final Answer.
 		expect(models[2].outputs[0]).toEqual([]);
 		const final = models[2].outputs[1][0].json as any;
-		expect(final.messages).toEqual([system, user, sumCall, sumResult, echoCall, echoResult, finalAnswer]);
+		expect(final.messages).toEqual([
+			system,
+			user,
+			sumCall,
+			sumResult,
+			echoCall,
+			echoResult,
+			finalAnswer,
+		]);
 		expect(final).toMatchObject({ answer: finalAnswer.content, rounds: 3, toolCalls: [] });
-		for (const item of [...models.flatMap((m) => m.outputs.flat()), ...executes.flatMap((e) => e.outputs.flat())]) {
+		for (const item of [
+			...models.flatMap((m) => m.outputs.flat()),
+			...executes.flatMap((e) => e.outputs.flat()),
+		]) {
 			expectConversationItem(item.json);
 		}
-		expect(outputOf(run, 'Answer')[0].json).toEqual({ answer: finalAnswer.content, rounds: 3, stopReason: '' });
+		expect(outputOf(run, 'Answer')[0].json).toEqual({
+			answer: finalAnswer.content,
+			rounds: 3,
+			stopReason: '',
+		});
 
 		// What the model saw each round is the history so far, in the vendor's format.
 		expect(api.requests.map((request) => request.body!.messages.length)).toEqual([2, 4, 6]);
-		expect(api.requests[2].body!.messages[5]).toEqual({ role: 'tool', tool_call_id: 'call_echo', content: 'Echo: 42' });
-		expect(api.requests[0].body!.tools!.map((tool: any) => tool.function.name)).toEqual(['echo', 'get-sum', 'get-tiny-image']);
+		expect(api.requests[2].body!.messages[5]).toEqual({
+			role: 'tool',
+			tool_call_id: 'call_echo',
+			content: 'Echo: 42',
+		});
+		expect(api.requests[0].body!.tools!.map((tool: any) => tool.function.name)).toEqual([
+			'echo',
+			'get-sum',
+			'get-tiny-image',
+		]);
 
 		// The trace tells the story (docs/trace.md): the listing in round 0, then each round's model turn
 		// and the steps of the calls it asked for, every step once, in order.
@@ -100,38 +175,73 @@ describe('example: the manual MCP tool loop', () => {
 		expect(started).toEqual([...started].sort((a, b) => a - b));
 		// Every step carries its JSON, measured: nothing left out at the default settings.
 		for (const entry of final.trace) {
-			expect({ step: entry.step, round: entry.round, omitted: entry.payloadOmitted, hasPayload: entry.payload !== undefined }).toEqual({
+			expect({
+				step: entry.step,
+				round: entry.round,
+				omitted: entry.payloadOmitted,
+				hasPayload: entry.payload !== undefined,
+			}).toEqual({
 				step: entry.step,
 				round: entry.round,
 				omitted: undefined,
 				hasPayload: true,
 			});
-			expect({ step: entry.step, bytes: entry.bytes }).toEqual({ step: entry.step, bytes: Buffer.byteLength(JSON.stringify(entry.payload)) });
+			expect({ step: entry.step, bytes: entry.bytes }).toEqual({
+				step: entry.step,
+				bytes: Buffer.byteLength(JSON.stringify(entry.payload)),
+			});
 		}
 		const [listed, ...steps] = final.trace;
-		expect(listed.payload.map((tool: any) => tool.name)).toEqual(['echo', 'get-sum', 'get-tiny-image']);
+		expect(listed.payload.map((tool: any) => tool.name)).toEqual([
+			'echo',
+			'get-sum',
+			'get-tiny-image',
+		]);
 		const byRound = (step: string) => steps.filter((entry: any) => entry.step === step);
-		expect(byRound('model.request').map((entry: any) => entry.payload)).toEqual(api.requests.map((request) => request.body));
-		expect(byRound('model.request').map((entry: any) => entry.headers.authorization)).toEqual(['[redacted]', '[redacted]', '[redacted]']);
+		expect(byRound('model.request').map((entry: any) => entry.payload)).toEqual(
+			api.requests.map((request) => request.body),
+		);
+		expect(byRound('model.request').map((entry: any) => entry.headers.authorization)).toEqual([
+			'[redacted]',
+			'[redacted]',
+			'[redacted]',
+		]);
 		expect(byRound('model.response').map((entry: any) => entry.toolCalls)).toEqual([
 			[{ id: 'call_sum', name: 'get-sum' }],
 			[{ id: 'call_echo', name: 'echo' }],
 			[],
 		]);
-		expect(byRound('model.response').map((entry: any) => entry.payload.choices[0].message.content)).toEqual([
-			null,
-			echoCall.content,
-			finalAnswer.content,
-		]);
-		expect(byRound('arguments.validation').map((entry: any) => [entry.callId, entry.tool, entry.status, entry.payload])).toEqual([
+		expect(
+			byRound('model.response').map((entry: any) => entry.payload.choices[0].message.content),
+		).toEqual([null, echoCall.content, finalAnswer.content]);
+		expect(
+			byRound('arguments.validation').map((entry: any) => [
+				entry.callId,
+				entry.tool,
+				entry.status,
+				entry.payload,
+			]),
+		).toEqual([
 			['call_sum', 'get-sum', 'valid', { a: 17, b: 25 }],
 			['call_echo', 'echo', 'valid', { message: '42' }],
 		]);
-		expect(byRound('tools.call.request').map((entry: any) => [entry.callId, entry.server, entry.payload])).toEqual([
+		expect(
+			byRound('tools.call.request').map((entry: any) => [
+				entry.callId,
+				entry.server,
+				entry.payload,
+			]),
+		).toEqual([
 			['call_sum', 'everything', { name: 'get-sum', arguments: { a: 17, b: 25 } }],
 			['call_echo', 'everything', { name: 'echo', arguments: { message: '42' } }],
 		]);
-		expect(byRound('tools.call.result').map((entry: any) => [entry.callId, entry.status, entry.payload.content])).toEqual([
+		expect(
+			byRound('tools.call.result').map((entry: any) => [
+				entry.callId,
+				entry.status,
+				entry.payload.content,
+			]),
+		).toEqual([
 			['call_sum', 'ok', [{ type: 'text', text: sumResult.content }]],
 			['call_echo', 'ok', [{ type: 'text', text: echoResult.content }]],
 		]);
@@ -142,16 +252,32 @@ describe('example: the manual MCP tool loop', () => {
 		const plain = await runLoop(false);
 		const streamed = await runLoop(true);
 		const withoutTrace = (run: typeof plain) =>
-			runsOf(run, 'Model').map((model) => model.outputs.map((items) => items.map(({ json: { trace, ...rest } }) => rest)));
+			runsOf(run, 'Model').map((model) =>
+				model.outputs.map((items) => items.map(({ json: { trace, ...rest } }) => rest)),
+			);
 		expect(withoutTrace(streamed)).toEqual(withoutTrace(plain));
 		expect(api.requests.filter((request) => request.body!.stream === true)).toHaveLength(3);
 		// The streamed trace has the same steps; each response says how many chunks it was assembled from.
 		const finalTrace = (run: typeof plain) => (outputOf(run, 'Model', 1)[0].json as any).trace;
-		const shape = (run: typeof plain) => finalTrace(run).map((entry: any) => [entry.step, entry.round]);
+		const shape = (run: typeof plain) =>
+			finalTrace(run).map((entry: any) => [entry.step, entry.round]);
 		expect(shape(streamed)).toEqual(shape(plain));
-		const responses = (run: typeof plain) => finalTrace(run).filter((entry: any) => entry.step === 'model.response');
-		expect(responses(streamed).map((entry: any) => entry.streamedChunks)).toEqual([expect.any(Number), expect.any(Number), expect.any(Number)]);
-		expect(responses(streamed).every((entry: any) => entry.streamedChunks > 0 && entry.payload !== undefined)).toBe(true);
-		expect(responses(plain).map((entry: any) => entry.streamedChunks)).toEqual([undefined, undefined, undefined]);
+		const responses = (run: typeof plain) =>
+			finalTrace(run).filter((entry: any) => entry.step === 'model.response');
+		expect(responses(streamed).map((entry: any) => entry.streamedChunks)).toEqual([
+			expect.any(Number),
+			expect.any(Number),
+			expect.any(Number),
+		]);
+		expect(
+			responses(streamed).every(
+				(entry: any) => entry.streamedChunks > 0 && entry.payload !== undefined,
+			),
+		).toBe(true);
+		expect(responses(plain).map((entry: any) => entry.streamedChunks)).toEqual([
+			undefined,
+			undefined,
+			undefined,
+		]);
 	});
 });

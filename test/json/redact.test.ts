@@ -20,7 +20,9 @@ describe('redact', () => {
 	});
 
 	it('prefers the longest secret when one contains another, and leaves short values alone', () => {
-		expect(redact('token-123456 and token-123', ['token-123', 'token-123456'])).toBe('[redacted] and [redacted]');
+		expect(redact('token-123456 and token-123', ['token-123', 'token-123456'])).toBe(
+			'[redacted] and [redacted]',
+		);
 		expect(redact('mode=prod debug=1', ['prod', '1'])).toBe('mode=prod debug=1');
 	});
 });
@@ -113,31 +115,57 @@ describe('createRedactor', () => {
 	});
 
 	it('uses the default keys unless given others, and none with an empty list', () => {
-		expect(DEFAULT_SECRET_KEYS).toEqual(['password', 'token', 'secret', 'api_key', 'apikey', 'authorization', 'cookie']);
+		expect(DEFAULT_SECRET_KEYS).toEqual([
+			'password',
+			'token',
+			'secret',
+			'api_key',
+			'apikey',
+			'authorization',
+			'cookie',
+		]);
 		const input = { Cookie: 'session=abc', clientSecret: 'shh-value', ssn: '123-45-6789' };
-		expect(createRedactor({ secrets: [] }).all(input)).toEqual({ Cookie: '[redacted]', clientSecret: '[redacted]', ssn: '123-45-6789' });
-		expect(createRedactor({ secrets: [], keys: ['ssn'] }).all(input)).toEqual({ Cookie: 'session=abc', clientSecret: 'shh-value', ssn: '[redacted]' });
+		expect(createRedactor({ secrets: [] }).all(input)).toEqual({
+			Cookie: '[redacted]',
+			clientSecret: '[redacted]',
+			ssn: '123-45-6789',
+		});
+		expect(createRedactor({ secrets: [], keys: ['ssn'] }).all(input)).toEqual({
+			Cookie: 'session=abc',
+			clientSecret: 'shh-value',
+			ssn: '[redacted]',
+		});
 		expect(createRedactor({ secrets: [], keys: [] }).all(input)).toEqual(input);
 	});
 
 	it('finds secret keys inside JSON held as text, such as a tool call’s arguments string, in all() only', () => {
 		const redactor = createRedactor({ secrets: [] });
 		const call = { function: { name: 'login', arguments: '{"user":"ada","password":"hunter22"}' } };
-		expect(redactor.all(call)).toEqual({ function: { name: 'login', arguments: '{"user":"ada","password":"[redacted]"}' } });
+		expect(redactor.all(call)).toEqual({
+			function: { name: 'login', arguments: '{"user":"ada","password":"[redacted]"}' },
+		});
 		expect(redactor.values(call)).toEqual(call);
 		// Text that is not JSON, or JSON with nothing to hide, stays byte for byte.
-		for (const text of ['{not json', '{ "user": "ada" }', '[1, 2]', 'plain']) expect(redactor.all({ text })).toEqual({ text });
+		for (const text of ['{not json', '{ "user": "ada" }', '[1, 2]', 'plain'])
+			expect(redactor.all({ text })).toEqual({ text });
 	});
 
 	it('hides the values at dotted paths, * standing for any key or index, in all() only', () => {
-		const redactor = createRedactor({ secrets: [], keys: [], paths: ['messages.*.content', 'trace.0.payload.arguments.ssn', 'profile'] });
+		const redactor = createRedactor({
+			secrets: [],
+			keys: [],
+			paths: ['messages.*.content', 'trace.0.payload.arguments.ssn', 'profile'],
+		});
 		const input = {
 			messages: [
 				{ role: 'user', content: 'my ssn is 123-45-6789' },
 				{ role: 'assistant', content: null, name: 'kept' },
 			],
 			trace: [
-				{ step: 'arguments.validation', payload: { arguments: { ssn: '123-45-6789', zip: '12345' } } },
+				{
+					step: 'arguments.validation',
+					payload: { arguments: { ssn: '123-45-6789', zip: '12345' } },
+				},
 				{ step: 'tools.call.request', payload: { arguments: { ssn: '987-65-4321' } } },
 			],
 			profile: { name: 'Ann', tags: ['a'] },
@@ -149,7 +177,10 @@ describe('createRedactor', () => {
 				{ role: 'assistant', content: '[redacted]', name: 'kept' },
 			],
 			trace: [
-				{ step: 'arguments.validation', payload: { arguments: { ssn: '[redacted]', zip: '12345' } } },
+				{
+					step: 'arguments.validation',
+					payload: { arguments: { ssn: '[redacted]', zip: '12345' } },
+				},
 				{ step: 'tools.call.request', payload: { arguments: { ssn: '987-65-4321' } } },
 			],
 			profile: '[redacted]',
@@ -157,12 +188,18 @@ describe('createRedactor', () => {
 		});
 		expect(redactor.values(input)).toEqual(input);
 		// A path that leads nowhere changes nothing.
-		expect(createRedactor({ secrets: [], paths: ['messages.5.content', 'nothing.*'] }).all({ messages: [] })).toEqual({ messages: [] });
+		expect(
+			createRedactor({ secrets: [], paths: ['messages.5.content', 'nothing.*'] }).all({
+				messages: [],
+			}),
+		).toEqual({ messages: [] });
 	});
 
 	it('treats values shorter than six characters as settings, not secrets', () => {
 		const redactor = createRedactor({ secrets: ['prod', '1', 'true', '', '12345', '123456'] });
-		expect(redactor.values('mode=prod debug=1 verbose=true id=12345')).toBe('mode=prod debug=1 verbose=true id=12345');
+		expect(redactor.values('mode=prod debug=1 verbose=true id=12345')).toBe(
+			'mode=prod debug=1 verbose=true id=12345',
+		);
 		expect(redactor.values('pin 123456 and 1234567')).toBe('pin [redacted] and [redacted]7');
 		expect(redactor.all({ env: 'prod', level: 1 })).toEqual({ env: 'prod', level: 1 });
 	});
@@ -170,7 +207,9 @@ describe('createRedactor', () => {
 
 describe('canonical JSON', () => {
 	it('is independent of key order at every depth', () => {
-		expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: 2 } })).toBe('{"a":{"c":2,"d":[1,{"y":2,"z":1}]},"b":1}');
+		expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: 2 } })).toBe(
+			'{"a":{"c":2,"d":[1,{"y":2,"z":1}]},"b":1}',
+		);
 		expect(fingerprint({ a: 1, b: 2 })).toBe(fingerprint({ b: 2, a: 1 }));
 		expect(fingerprint({ a: 1 })).not.toBe(fingerprint({ a: 2 }));
 		expect(fingerprint([])).toMatch(/^sha256:[0-9a-f]{16}$/);

@@ -3,7 +3,12 @@ import { faultStdio, isProcessAlive, startHttpServer, stopAllServers } from '../
 
 const pools: ConnectionPool[] = [];
 const poolWith = (options: Partial<ConstructorParameters<typeof ConnectionPool>[0]>) => {
-	const pool = new ConnectionPool({ maxSize: 4, idleTimeoutMs: 60_000, connectTimeoutMs: 30_000, ...options });
+	const pool = new ConnectionPool({
+		maxSize: 4,
+		idleTimeoutMs: 60_000,
+		connectTimeoutMs: 30_000,
+		...options,
+	});
 	pools.push(pool);
 	return pool;
 };
@@ -45,7 +50,9 @@ describe('ConnectionPool', () => {
 	it('never cuts off a connection in use to make room', async () => {
 		const pool = poolWith({ maxSize: 1 });
 		const busy = faultStdio({ name: 'busy' });
-		const slowCall = pool.use(busy, (connection) => connection.callTool('slow', { ms: 300 }, { timeoutMs: 5_000 }));
+		const slowCall = pool.use(busy, (connection) =>
+			connection.callTool('slow', { ms: 300 }, { timeoutMs: 5_000 }),
+		);
 		await pidOf(pool, faultStdio({ name: 'newcomer' }));
 		expect(await slowCall).toMatchObject({ content: [{ type: 'text', text: 'waited 300 ms' }] });
 	});
@@ -77,7 +84,10 @@ describe('ConnectionPool', () => {
 
 	it('kills every server process synchronously, for process exit', async () => {
 		const pool = poolWith({});
-		const pids = await Promise.all([pidOf(pool, faultStdio({ name: 'a' })), pidOf(pool, faultStdio({ name: 'b' }))]);
+		const pids = await Promise.all([
+			pidOf(pool, faultStdio({ name: 'a' })),
+			pidOf(pool, faultStdio({ name: 'b' })),
+		]);
 		pool.killProcesses();
 		await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 'both servers are gone');
 	});
@@ -85,13 +95,22 @@ describe('ConnectionPool', () => {
 	it('ends a Streamable HTTP session on the server when it closes the connection', async () => {
 		const server = await startHttpServer('fault');
 		const pool = poolWith({});
-		const config = { transport: 'http' as const, url: server.url, headers: {}, mode: 'streamableHttp' as const };
+		const config = {
+			transport: 'http' as const,
+			url: server.url,
+			headers: {},
+			mode: 'streamableHttp' as const,
+		};
 		const sessionId = await pool.use(config, async (connection) => {
 			await connection.listTools();
-			return (connection as unknown as { connected: { transport: { sessionId: string } } }).connected.transport.sessionId;
+			return (connection as unknown as { connected: { transport: { sessionId: string } } })
+				.connected.transport.sessionId;
 		});
 		expect(server.output()).not.toContain(`session ${sessionId} ended`);
 		await pool.closeAll();
-		await waitUntil(() => server.output().includes(`session ${sessionId} ended`), 'the server ends the session');
+		await waitUntil(
+			() => server.output().includes(`session ${sessionId} ended`),
+			'the server ends the session',
+		);
 	});
 });

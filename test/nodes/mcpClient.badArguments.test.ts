@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import { conversationOf, expectConversationItem, mcpClientNode, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
+import {
+	conversationOf,
+	expectConversationItem,
+	mcpClientNode,
+	runMcpChain,
+	stdioCredential,
+	toolMessages,
+} from '../support/mcpWorkflow';
 import { faultStdio, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -10,7 +17,10 @@ afterAll(async () => {
 });
 
 const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
-const execute = mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency: 6 } });
+const execute = mcpClientNode('Execute', {
+	operation: 'executeToolCalls',
+	options: { concurrency: 6 },
+});
 
 /** The item's conversation, typed: what our nodes output. */
 
@@ -30,7 +40,8 @@ function rawCall(id: string, name: string, rawArguments: string) {
 	const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
 	return { id, name, arguments: isObject ? parsed : null, rawArguments };
 }
-const objectCall = (id: string, name: string, args: Record<string, unknown>) => rawCall(id, name, JSON.stringify(args));
+const objectCall = (id: string, name: string, args: Record<string, unknown>) =>
+	rawCall(id, name, JSON.stringify(args));
 
 const validOrder = {
 	customer: { name: 'Ann', email: 'ann@example.com' },
@@ -39,7 +50,8 @@ const validOrder = {
 	note: null,
 };
 const order = (changes: Record<string, unknown>) => ({ ...validOrder, ...changes });
-const line = (changes: Record<string, unknown>) => order({ items: [{ sku: 'ABC-123', quantity: 2, ...changes }] });
+const line = (changes: Record<string, unknown>) =>
+	order({ items: [{ sku: 'ABC-123', quantity: 2, ...changes }] });
 const TWO_MB = 2 * 1024 * 1024;
 
 interface BadCase {
@@ -57,12 +69,18 @@ const badCases: BadCase[] = [
 	{
 		id: 'code_fence',
 		call: rawCall('code_fence', 'echo', '```json\n{"text": "hi"}\n```'),
-		content: unreadable('echo', 'arguments are wrapped in a Markdown code fence: send the bare JSON object without ```'),
+		content: unreadable(
+			'echo',
+			'arguments are wrapped in a Markdown code fence: send the bare JSON object without ```',
+		),
 	},
 	{
 		id: 'single_quotes',
 		call: rawCall('single_quotes', 'echo', "{'text': 'hi'}"),
-		content: unreadable('echo', 'not valid JSON: single quotes at position 1, JSON needs double quotes around keys and strings'),
+		content: unreadable(
+			'echo',
+			'not valid JSON: single quotes at position 1, JSON needs double quotes around keys and strings',
+		),
 	},
 	{
 		id: 'plain_text',
@@ -91,8 +109,15 @@ const badCases: BadCase[] = [
 	},
 	{
 		id: 'truncated',
-		call: rawCall('truncated', 'submit_order', '{"customer": {"name": "Ann"}, "items": [{"sku": "ABC-1'),
-		content: unreadable('submit_order', 'not valid JSON: it ends after 54 characters before the JSON is complete (truncated?)'),
+		call: rawCall(
+			'truncated',
+			'submit_order',
+			'{"customer": {"name": "Ann"}, "items": [{"sku": "ABC-1',
+		),
+		content: unreadable(
+			'submit_order',
+			'not valid JSON: it ends after 54 characters before the JSON is complete (truncated?)',
+		),
 	},
 	{
 		id: 'encoded_twice',
@@ -112,18 +137,31 @@ const badCases: BadCase[] = [
 	},
 	{
 		id: 'items_as_object',
-		call: objectCall('items_as_object', 'submit_order', order({ items: { sku: 'ABC-123', quantity: 2 } })),
-		content: mismatch('submit_order', "- '/items' must be array (schema rule #/properties/items/type)"),
+		call: objectCall(
+			'items_as_object',
+			'submit_order',
+			order({ items: { sku: 'ABC-123', quantity: 2 } }),
+		),
+		content: mismatch(
+			'submit_order',
+			"- '/items' must be array (schema rule #/properties/items/type)",
+		),
 	},
 	{
 		id: 'missing_customer',
 		call: objectCall('missing_customer', 'submit_order', { items: validOrder.items }),
-		content: mismatch('submit_order', "- the arguments object must have required property 'customer' (schema rule #/required)"),
+		content: mismatch(
+			'submit_order',
+			"- the arguments object must have required property 'customer' (schema rule #/required)",
+		),
 	},
 	{
 		id: 'missing_items',
 		call: objectCall('missing_items', 'submit_order', { customer: validOrder.customer }),
-		content: mismatch('submit_order', "- the arguments object must have required property 'items' (schema rule #/required)"),
+		content: mismatch(
+			'submit_order',
+			"- the arguments object must have required property 'items' (schema rule #/required)",
+		),
 	},
 	{
 		id: 'missing_sku',
@@ -143,7 +181,11 @@ const badCases: BadCase[] = [
 	},
 	{
 		id: 'undeclared_nested',
-		call: objectCall('undeclared_nested', 'submit_order', order({ customer: { name: 'Ann', phone: '555' } })),
+		call: objectCall(
+			'undeclared_nested',
+			'submit_order',
+			order({ customer: { name: 'Ann', phone: '555' } }),
+		),
 		content: mismatch(
 			'submit_order',
 			"- '/customer' has an undeclared property 'phone' (schema rule #/properties/customer/additionalProperties)",
@@ -175,7 +217,11 @@ const badCases: BadCase[] = [
 	},
 	{
 		id: 'format',
-		call: objectCall('format', 'submit_order', order({ customer: { name: 'Ann', email: 'ann at example' } })),
+		call: objectCall(
+			'format',
+			'submit_order',
+			order({ customer: { name: 'Ann', email: 'ann at example' } }),
+		),
 		content: mismatch(
 			'submit_order',
 			`- '/customer/email' must match format "email" (schema rule #/properties/customer/properties/email/format)`,
@@ -184,7 +230,10 @@ const badCases: BadCase[] = [
 	{
 		id: 'min_items',
 		call: objectCall('min_items', 'submit_order', order({ items: [] })),
-		content: mismatch('submit_order', "- '/items' must NOT have fewer than 1 items (schema rule #/properties/items/minItems)"),
+		content: mismatch(
+			'submit_order',
+			"- '/items' must NOT have fewer than 1 items (schema rule #/properties/items/minItems)",
+		),
 	},
 	{
 		id: 'wrong_text_type',
@@ -194,7 +243,10 @@ const badCases: BadCase[] = [
 	{
 		id: 'huge_undeclared',
 		call: objectCall('huge_undeclared', 'echo', { text: 'hi', attachment: 'x'.repeat(TWO_MB) }),
-		content: mismatch('echo', "- the arguments object has an undeclared property 'attachment' (schema rule #/additionalProperties)"),
+		content: mismatch(
+			'echo',
+			"- the arguments object has an undeclared property 'attachment' (schema rule #/additionalProperties)",
+		),
 	},
 	{
 		id: 'huge_plain_text',
@@ -207,7 +259,12 @@ const badCases: BadCase[] = [
 	{
 		// A person (an approval step) replaced the parsed arguments; the valid raw string no longer counts.
 		id: 'edited_to_array',
-		call: { id: 'edited_to_array', name: 'echo', arguments: ['hi'], rawArguments: '{"text": "hi"}' },
+		call: {
+			id: 'edited_to_array',
+			name: 'echo',
+			arguments: ['hi'],
+			rawArguments: '{"text": "hi"}',
+		},
 		content: unreadable('echo', 'must be a JSON object, got array'),
 	},
 	{
@@ -225,12 +282,18 @@ const badCases: BadCase[] = [
 		// gone through, the server would have counted it.
 		id: 'counter_stricter_schema',
 		call: objectCall('counter_stricter_schema', 'counter', {}),
-		content: mismatch('counter', "- the arguments object must have required property 'reason' (schema rule #/required)"),
+		content: mismatch(
+			'counter',
+			"- the arguments object must have required property 'reason' (schema rule #/required)",
+		),
 	},
 	{
 		id: 'counter_wrong_type',
 		call: objectCall('counter_wrong_type', 'counter', { reason: 5 }),
-		content: mismatch('counter', "- '/reason' must be string (schema rule #/properties/reason/type)"),
+		content: mismatch(
+			'counter',
+			"- '/reason' must be string (schema rule #/properties/reason/type)",
+		),
 	},
 ];
 
@@ -244,33 +307,50 @@ const strictCounter = {
 
 /** One execution of the given calls in one item; the tool messages keyed by call id. */
 async function runCalls(calls: Array<Record<string, unknown>>) {
-	const run = await runMcpChain([execute], { credentials, inputItems: [{ json: { toolCalls: calls } }] });
+	const run = await runMcpChain([execute], {
+		credentials,
+		inputItems: [{ json: { toolCalls: calls } }],
+	});
 	const messages = toolMessages(outputOf(run, 'Execute')[0].json);
 	return Object.fromEntries(messages.map((message) => [message.tool_call_id, message]));
 }
 
 /** Bytes the process has read so far (its stdin, for a stdio server). */
-const bytesRead = (pid: number) => Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+const bytesRead = (pid: number) =>
+	Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 
 describe('MCP Client: bad tool-call arguments', () => {
 	it(`refuses ${badCases.length} kinds of bad arguments, one item each, without calling the server, and runs the valid call`, async () => {
 		expect(badCases.length).toBeGreaterThanOrEqual(24);
-		const before = await runCalls([objectCall('pid_before', 'pid', {}), objectCall('count_before', 'counter', {})]);
+		const before = await runCalls([
+			objectCall('pid_before', 'pid', {}),
+			objectCall('count_before', 'counter', {}),
+		]);
 		const pid = before.pid_before.structuredContent!.pid as number;
 		const countBefore = before.count_before.structuredContent!.count as number;
 		const readBefore = bytesRead(pid);
 
 		const valid = objectCall('valid_order', 'submit_order', validOrder);
-		const cases = [...badCases.slice(0, 12), { id: 'valid_order', call: valid, content: '' }, ...badCases.slice(12)];
+		const cases = [
+			...badCases.slice(0, 12),
+			{ id: 'valid_order', call: valid, content: '' },
+			...badCases.slice(12),
+		];
 		const inputItems = cases.map(({ id, call }) => ({
-			json: { ticket: id, ...(id.startsWith('counter_') ? { tools: [strictCounter] } : {}), toolCalls: [call] },
+			json: {
+				ticket: id,
+				...(id.startsWith('counter_') ? { tools: [strictCounter] } : {}),
+				toolCalls: [call],
+			},
 		}));
 		const run = await runMcpChain([execute], { credentials, inputItems });
 		const items = outputOf(run, 'Execute');
 
 		// No item is lost, none is reordered, each is paired with its input.
 		expect(items.map((item) => item.json.ticket)).toEqual(cases.map(({ id }) => id));
-		expect(items.map((item) => item.pairedItem)).toEqual(cases.map((_, index) => ({ item: index })));
+		expect(items.map((item) => item.pairedItem)).toEqual(
+			cases.map((_, index) => ({ item: index })),
+		);
 
 		for (const [index, { id, call, content }] of cases.entries()) {
 			const { json } = items[index];
@@ -293,14 +373,33 @@ describe('MCP Client: bad tool-call arguments', () => {
 				],
 			});
 			const [validation, result] = trace;
-			expect({ id, status: result.status, error: (result.payload as any)?.error }).toEqual({ id, status: 'invalidArguments', error: content });
-			const unparseable = content.startsWith(`The arguments for tool '${call.name}' could not be read`);
-			expect({ id, status: validation.status }).toEqual({ id, status: unparseable ? 'unparseable' : 'invalid' });
-			if (unparseable) expect({ id, reason: validation.reason }).toEqual({ id, reason: expect.any(String) });
-			else expect({ id, issues: validation.issues }).toEqual({ id, issues: expect.arrayContaining([expect.anything()]) });
+			expect({ id, status: result.status, error: (result.payload as any)?.error }).toEqual({
+				id,
+				status: 'invalidArguments',
+				error: content,
+			});
+			const unparseable = content.startsWith(
+				`The arguments for tool '${call.name}' could not be read`,
+			);
+			expect({ id, status: validation.status }).toEqual({
+				id,
+				status: unparseable ? 'unparseable' : 'invalid',
+			});
+			if (unparseable)
+				expect({ id, reason: validation.reason }).toEqual({ id, reason: expect.any(String) });
+			else
+				expect({ id, issues: validation.issues }).toEqual({
+					id,
+					issues: expect.arrayContaining([expect.anything()]),
+				});
 			if (id.startsWith('huge_')) {
 				// Megabytes of arguments are measured, not copied into the trace.
-				expect({ id, bytes: validation.bytes, omitted: validation.payloadOmitted, payload: validation.payload }).toEqual({
+				expect({
+					id,
+					bytes: validation.bytes,
+					omitted: validation.payloadOmitted,
+					payload: validation.payload,
+				}).toEqual({
 					id,
 					bytes: expect.any(Number),
 					omitted: expect.stringContaining('payload limit'),
@@ -310,7 +409,10 @@ describe('MCP Client: bad tool-call arguments', () => {
 				expect(JSON.stringify(trace).length).toBeLessThan(64 * 1024);
 			} else if (!unparseable) {
 				// Schema mismatches: the arguments as parsed.
-				expect({ id, payload: validation.payload }).toEqual({ id, payload: (call.arguments as object | null) ?? {} });
+				expect({ id, payload: validation.payload }).toEqual({
+					id,
+					payload: (call.arguments as object | null) ?? {},
+				});
 			} else if (typeof call.arguments !== 'object' || call.arguments === null) {
 				// Unreadable text: the raw text as the model sent it.
 				expect({ id, payload: validation.payload }).toEqual({ id, payload: call.rawArguments });
@@ -330,14 +432,32 @@ describe('MCP Client: bad tool-call arguments', () => {
 			},
 		]);
 		const validTrace = conversationOf(validJson).trace;
-		expect(validTrace.map((entry) => entry.step)).toEqual(['arguments.validation', 'tools.call.request', 'tools.call.result']);
-		expect(validTrace[0]).toMatchObject({ status: 'valid', callId: 'valid_order', payload: validOrder });
-		expect(validTrace[1]).toMatchObject({ callId: 'valid_order', payload: { name: 'submit_order', arguments: validOrder } });
-		expect(validTrace[2]).toMatchObject({ status: 'ok', callId: 'valid_order', payload: { structuredContent: { received: validOrder } } });
+		expect(validTrace.map((entry) => entry.step)).toEqual([
+			'arguments.validation',
+			'tools.call.request',
+			'tools.call.result',
+		]);
+		expect(validTrace[0]).toMatchObject({
+			status: 'valid',
+			callId: 'valid_order',
+			payload: validOrder,
+		});
+		expect(validTrace[1]).toMatchObject({
+			callId: 'valid_order',
+			payload: { name: 'submit_order', arguments: validOrder },
+		});
+		expect(validTrace[2]).toMatchObject({
+			status: 'ok',
+			callId: 'valid_order',
+			payload: { structuredContent: { received: validOrder } },
+		});
 
 		// The server was not called for any bad call: the count rose by the one call below only (the
 		// stricter counter items did not reach it), and the 4 MB of bad arguments never crossed its stdin.
-		const after = await runCalls([objectCall('count_after', 'counter', {}), objectCall('pid_after', 'pid', {})]);
+		const after = await runCalls([
+			objectCall('count_after', 'counter', {}),
+			objectCall('pid_after', 'pid', {}),
+		]);
 		expect(after.pid_after.structuredContent).toEqual({ pid });
 		expect(after.count_after.structuredContent).toEqual({ count: countBefore + 1 });
 		expect(bytesRead(pid) - readBefore).toBeLessThan(256 * 1024);

@@ -1,9 +1,25 @@
 import path from 'node:path';
-import type { ICredentialDataDecryptedObject, ICredentialTestFunctions, IDataObject, ILoadOptionsFunctions, INode } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestFunctions,
+	IDataObject,
+	ILoadOptionsFunctions,
+	INode,
+} from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
-import { getToolArgumentFields, getToolNames, mcpServerConnection, searchTools } from '../../nodes/McpClient/methods';
+import {
+	getToolArgumentFields,
+	getToolNames,
+	mcpServerConnection,
+	searchTools,
+} from '../../nodes/McpClient/methods';
 import { errorOf, outputOf } from '../support/engine';
-import { httpCredential, mcpClientNode, runMcpChain, stdioCredential } from '../support/mcpWorkflow';
+import {
+	httpCredential,
+	mcpClientNode,
+	runMcpChain,
+	stdioCredential,
+} from '../support/mcpWorkflow';
 import {
 	childEnv,
 	createTempFolder,
@@ -25,13 +41,20 @@ const fromList = (value: string) => ({ __rl: true, mode: 'list', value });
 const byName = (value: string) => ({ __rl: true, mode: 'name', value });
 
 const callTool = (parameters: Record<string, unknown>, extra = {}) =>
-	mcpClientNode('Call Tool', { operation: 'callTool', argumentsSource: 'form', ...parameters }, extra);
+	mcpClientNode(
+		'Call Tool',
+		{ operation: 'callTool', argumentsSource: 'form', ...parameters },
+		extra,
+	);
 const withForm = (tool: unknown, value: Record<string, unknown> | null) =>
 	callTool({ tool, formArguments: { mappingMode: 'defineBelow', value } });
 const withJson = (tool: unknown, jsonArguments: string, options: Record<string, unknown> = {}) =>
 	callTool({ tool, argumentsSource: 'json', jsonArguments, options });
 
-async function callOnce(node: INode, credentials: Record<string, ICredentialDataDecryptedObject> = fault) {
+async function callOnce(
+	node: INode,
+	credentials: Record<string, ICredentialDataDecryptedObject> = fault,
+) {
 	const run = await runMcpChain([node], { credentials, inputItems: [{ json: { ticket: 1 } }] });
 	const items = outputOf(run, 'Call Tool');
 	expect(items).toHaveLength(1);
@@ -40,7 +63,10 @@ async function callOnce(node: INode, credentials: Record<string, ICredentialData
 }
 
 /** What the editor hands a load-options method: the node's parameters and its credential. */
-function editorContext(parameters: IDataObject, credentials: Record<string, ICredentialDataDecryptedObject>): ILoadOptionsFunctions {
+function editorContext(
+	parameters: IDataObject,
+	credentials: Record<string, ICredentialDataDecryptedObject>,
+): ILoadOptionsFunctions {
 	const node = mcpClientNode('MCP Client', parameters);
 	const context = {
 		getNode: () => node,
@@ -58,7 +84,12 @@ function editorContext(parameters: IDataObject, credentials: Record<string, ICre
 }
 
 const testCredential = (type: string, data: ICredentialDataDecryptedObject) =>
-	mcpServerConnection.call({} as ICredentialTestFunctions, { id: 'credential', name: 'MCP server', type, data });
+	mcpServerConnection.call({} as ICredentialTestFunctions, {
+		id: 'credential',
+		name: 'MCP server',
+		type,
+		data,
+	});
 
 describe('MCP Client: Call Tool', () => {
 	it('calls the tool chosen from the list with form arguments, converting text typed into number fields', async () => {
@@ -76,16 +107,26 @@ describe('MCP Client: Call Tool', () => {
 
 	it('takes JSON arguments, per item through an expression', async () => {
 		const node = withJson(byName('add'), '={{ JSON.stringify({ a: $json.x, b: 0.5 }) }}');
-		const run = await runMcpChain([node], { credentials: fault, inputItems: [{ json: { x: 1 } }, { json: { x: 10 } }] });
+		const run = await runMcpChain([node], {
+			credentials: fault,
+			inputItems: [{ json: { x: 1 } }, { json: { x: 10 } }],
+		});
 		const items = outputOf(run, 'Call Tool');
-		expect(items.map((item) => [item.json.arguments, item.json.structuredContent, item.pairedItem])).toEqual([
+		expect(
+			items.map((item) => [item.json.arguments, item.json.structuredContent, item.pairedItem]),
+		).toEqual([
 			[{ a: 1, b: 0.5 }, { sum: 1.5 }, { item: 0 }],
 			[{ a: 10, b: 0.5 }, { sum: 10.5 }, { item: 1 }],
 		]);
 	});
 
 	it('refuses arguments that break the input schema without calling the server', async () => {
-		const json = await callOnce(withJson(fromList('submit_order'), '{"customer": {"name": "Ann"}, "items": [{"sku": "abc", "quantity": 0}]}'));
+		const json = await callOnce(
+			withJson(
+				fromList('submit_order'),
+				'{"customer": {"name": "Ann"}, "items": [{"sku": "abc", "quantity": 0}]}',
+			),
+		);
 		expect(json).toEqual({
 			tool: 'submit_order',
 			// Set only when the server was called.
@@ -113,7 +154,10 @@ describe('MCP Client: Call Tool', () => {
 			durationMs: expect.any(Number),
 		});
 
-		const failed = await runMcpChain([withJson(byName('no_such_tool'), '{}', { onToolError: 'failNode' })], { credentials: fault });
+		const failed = await runMcpChain(
+			[withJson(byName('no_such_tool'), '{}', { onToolError: 'failNode' })],
+			{ credentials: fault },
+		);
 		expect(errorOf(failed, 'Call Tool')).toMatchObject({
 			message: 'Tool call failed (unknownTool)',
 			description: "Unknown tool 'no_such_tool'. The server was not called.",
@@ -126,7 +170,10 @@ describe('MCP Client: Call Tool', () => {
 		try {
 			const credentials = { mcpStdioServerApi: stdioCredential(filesystemStdio(folder)) };
 			const file = path.join(folder, 'notes', 'today.txt');
-			const read = await callOnce(withJson(fromList('read_text_file'), JSON.stringify({ path: file })), credentials);
+			const read = await callOnce(
+				withJson(fromList('read_text_file'), JSON.stringify({ path: file })),
+				credentials,
+			);
 			expect(read).toMatchObject({
 				tool: 'read_text_file',
 				arguments: { path: file },
@@ -136,7 +183,10 @@ describe('MCP Client: Call Tool', () => {
 				structuredContent: { content: 'first line\nsecond line\n' },
 			});
 
-			const denied = await callOnce(withForm(fromList('read_text_file'), { path: path.join(outside, 'secret.txt') }), credentials);
+			const denied = await callOnce(
+				withForm(fromList('read_text_file'), { path: path.join(outside, 'secret.txt') }),
+				credentials,
+			);
 			expect(denied).toMatchObject({ status: 'toolError', isError: true });
 			expect(denied.result).toContain('Access denied - path outside allowed directories');
 			expect(denied.result).not.toContain('not for you');
@@ -147,7 +197,8 @@ describe('MCP Client: Call Tool', () => {
 	});
 
 	it('fails with the reason when the server dies on start, with the environment secret it printed redacted', async () => {
-		const script = "console.error('login refused for key ' + process.env.SERVICE_KEY); process.exit(3)";
+		const script =
+			"console.error('login refused for key ' + process.env.SERVICE_KEY); process.exit(3)";
 		const credentials = {
 			mcpStdioServerApi: stdioCredential({
 				transport: 'stdio',
@@ -158,24 +209,34 @@ describe('MCP Client: Call Tool', () => {
 		};
 		const run = await runMcpChain([withForm(fromList('add'), { a: 1, b: 2 })], { credentials });
 		const error = errorOf(run, 'Call Tool');
-		expect(error?.message).toBe(`Could not connect to the MCP server (stdio: ${process.execPath} -e ${script})`);
+		expect(error?.message).toBe(
+			`Could not connect to the MCP server (stdio: ${process.execPath} -e ${script})`,
+		);
 		expect(error?.description).toContain("The server's stderr:\nlogin refused for key [redacted]");
 		expect(JSON.stringify(run.nodes)).not.toContain('sk-live-8d1c4f');
 	});
 });
 
 describe('MCP Client: editor methods', () => {
-	const editor = (parameters: IDataObject = {}) => editorContext({ operation: 'callTool', ...parameters }, fault);
+	const editor = (parameters: IDataObject = {}) =>
+		editorContext({ operation: 'callTool', ...parameters }, fault);
 
 	it('lists the live tool names, titles first, for the tool pickers', async () => {
 		const options = await getToolNames.call(editor());
 		expect(options).toHaveLength(16);
-		expect(options[0]).toEqual({ name: 'Echo', value: 'echo', description: 'Returns the given text unchanged.' });
-		expect(options.map((option) => option.value)).toEqual(expect.arrayContaining(['add', 'math.mul', 'submit_order', 'headers']));
+		expect(options[0]).toEqual({
+			name: 'Echo',
+			value: 'echo',
+			description: 'Returns the given text unchanged.',
+		});
+		expect(options.map((option) => option.value)).toEqual(
+			expect.arrayContaining(['add', 'math.mul', 'submit_order', 'headers']),
+		);
 	});
 
 	it('searches tools by name or title, case-insensitively', async () => {
-		const values = async (filter?: string) => (await searchTools.call(editor(), filter)).results.map((result) => result.value);
+		const values = async (filter?: string) =>
+			(await searchTools.call(editor(), filter)).results.map((result) => result.value);
 		expect(await values('ECHO')).toEqual(['echo']);
 		expect(await values('mul')).toEqual(['math.mul']);
 		expect(await values('order')).toEqual(['submit_order']);
@@ -219,27 +280,51 @@ describe('MCP Client: editor methods', () => {
 	it('tests a stdio credential: what answered, and no server process stays behind', async () => {
 		const config = faultStdio({ name: 'credential-check', serverVersion: '2.3.4' });
 		const result = await testCredential('mcpStdioServerApi', stdioCredential(config));
-		expect(result).toEqual({ status: 'OK', message: 'Connected to credential-check 2.3.4 (MCP 2025-11-25, stdio): 16 tools' });
-		expect(listTestServerProcesses().filter((server) => server.command.includes('credential-check'))).toEqual([]);
+		expect(result).toEqual({
+			status: 'OK',
+			message: 'Connected to credential-check 2.3.4 (MCP 2025-11-25, stdio): 16 tools',
+		});
+		expect(
+			listTestServerProcesses().filter((server) => server.command.includes('credential-check')),
+		).toEqual([]);
 	});
 
 	it('tests an HTTP credential', async () => {
-		const server = await startHttpServer('fault', { name: 'http-check', requireHeaders: { Authorization: 'Bearer cred-token-1234' } });
-		expect(await testCredential('mcpHttpServerApi', httpCredential(server.url, { token: 'cred-token-1234' }))).toEqual({
+		const server = await startHttpServer('fault', {
+			name: 'http-check',
+			requireHeaders: { Authorization: 'Bearer cred-token-1234' },
+		});
+		expect(
+			await testCredential(
+				'mcpHttpServerApi',
+				httpCredential(server.url, { token: 'cred-token-1234' }),
+			),
+		).toEqual({
 			status: 'OK',
 			message: 'Connected to http-check 1.0.0 (MCP 2025-11-25, streamableHttp): 16 tools',
 		});
-		const refused = await testCredential('mcpHttpServerApi', httpCredential(server.url, { token: 'wrong-token-5678' }));
+		const refused = await testCredential(
+			'mcpHttpServerApi',
+			httpCredential(server.url, { token: 'wrong-token-5678' }),
+		);
 		expect(refused.status).toBe('Error');
 		expect(refused.message).toContain('Missing or wrong authorization header');
 	});
 
 	it('reports why a credential does not work', async () => {
-		const broken = stdioCredential({ transport: 'stdio', command: 'no-such-mcp-server-command', args: [], env: {} });
+		const broken = stdioCredential({
+			transport: 'stdio',
+			command: 'no-such-mcp-server-command',
+			args: [],
+			env: {},
+		});
 		const result = await testCredential('mcpStdioServerApi', broken);
 		expect(result.status).toBe('Error');
 		expect(result.message).toContain('spawn no-such-mcp-server-command ENOENT');
 
-		expect(await testCredential('someOtherApi', { url: 'x' })).toEqual({ status: 'Error', message: 'Not an MCP server credential: someOtherApi' });
+		expect(await testCredential('someOtherApi', { url: 'x' })).toEqual({
+			status: 'Error',
+			message: 'Not an MCP server credential: someOtherApi',
+		});
 	});
 });

@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
-import { expectConversationItem, mcpClientNode, pendingCall, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
+import {
+	expectConversationItem,
+	mcpClientNode,
+	pendingCall,
+	runMcpChain,
+	stdioCredential,
+	toolMessages,
+} from '../support/mcpWorkflow';
 import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -17,21 +24,33 @@ const execute = (options: Record<string, unknown> = {}, extra = {}) =>
 const call = pendingCall;
 
 async function executeCalls(calls: unknown[], options: Record<string, unknown> = {}) {
-	const run = await runMcpChain([listTools, execute(options)], { credentials, inputItems: [{ json: { toolCalls: calls } }] });
+	const run = await runMcpChain([listTools, execute(options)], {
+		credentials,
+		inputItems: [{ json: { toolCalls: calls } }],
+	});
 	const [item] = outputOf(run, 'Execute');
 	expectConversationItem(item.json);
 	return item;
 }
 
-
 describe('MCP Client: Execute Tool Calls', () => {
 	it('answers each call in call order with matching ids, keeps structured content, and traces each call', async () => {
-		const calls = [call('echo', { text: 'first' }), call('add', { a: 2, b: 3 }), call('math.mul', { a: 4, b: 5 })];
+		const calls = [
+			call('echo', { text: 'first' }),
+			call('add', { a: 2, b: 3 }),
+			call('math.mul', { a: 4, b: 5 }),
+		];
 		const { json } = (await executeCalls(calls)) as any;
 		expect(json.toolCalls).toEqual([]);
 		expect(toolMessages(json)).toEqual([
 			{ role: 'tool', tool_call_id: calls[0].id, name: 'echo', content: 'first' },
-			{ role: 'tool', tool_call_id: calls[1].id, name: 'add', content: '5', structuredContent: { sum: 5 } },
+			{
+				role: 'tool',
+				tool_call_id: calls[1].id,
+				name: 'add',
+				content: '5',
+				structuredContent: { sum: 5 },
+			},
 			{ role: 'tool', tool_call_id: calls[2].id, name: 'math.mul', content: '20' },
 		]);
 		// Each call: its arguments checked, the request sent, the result received, in call order.
@@ -44,7 +63,9 @@ describe('MCP Client: Execute Tool Calls', () => {
 			]),
 		]);
 		const ofStep = (step: string) => json.trace.filter((entry: any) => entry.step === step);
-		expect(ofStep('arguments.validation').map((entry: any) => [entry.tool, entry.status, entry.payload])).toEqual([
+		expect(
+			ofStep('arguments.validation').map((entry: any) => [entry.tool, entry.status, entry.payload]),
+		).toEqual([
 			['echo', 'valid', { text: 'first' }],
 			['add', 'valid', { a: 2, b: 3 }],
 			['math.mul', 'valid', { a: 4, b: 5 }],
@@ -70,7 +91,12 @@ describe('MCP Client: Execute Tool Calls', () => {
 			durationMs: expect.any(Number),
 			bytes: expect.any(Number),
 		});
-		expect(ofStep('tools.call.request')[0]).toMatchObject({ node: 'Execute', round: 0, server: 'fault-server', callId: calls[0].id });
+		expect(ofStep('tools.call.request')[0]).toMatchObject({
+			node: 'Execute',
+			round: 0,
+			server: 'fault-server',
+			callId: calls[0].id,
+		});
 	});
 
 	it('turns images, audio and blobs into n8n binary data referenced from the message', async () => {
@@ -80,7 +106,12 @@ describe('MCP Client: Execute Tool Calls', () => {
 		expect(message.attachments).toEqual([
 			{ binaryProperty: `${imageCall.id}_1`, kind: 'image', mimeType: 'image/png' },
 			{ binaryProperty: `${imageCall.id}_2`, kind: 'audio', mimeType: 'audio/wav' },
-			{ binaryProperty: `${imageCall.id}_3`, kind: 'blob', mimeType: 'application/octet-stream', uri: 'fault://files/blob.bin' },
+			{
+				binaryProperty: `${imageCall.id}_3`,
+				kind: 'blob',
+				mimeType: 'application/octet-stream',
+				uri: 'fault://files/blob.bin',
+			},
 		]);
 		expect(message.content).toBe(
 			[
@@ -93,14 +124,24 @@ describe('MCP Client: Execute Tool Calls', () => {
 		);
 		const png = Buffer.from(item.binary![`${imageCall.id}_1`].data, 'base64');
 		expect(png.subarray(1, 4).toString()).toBe('PNG');
-		expect(item.binary![`${imageCall.id}_1`]).toMatchObject({ mimeType: 'image/png', fileName: `${imageCall.id}_1.png` });
-		expect([...Buffer.from(item.binary![`${imageCall.id}_3`].data, 'base64')]).toEqual([0, 1, 2, 3, 254, 255]);
+		expect(item.binary![`${imageCall.id}_1`]).toMatchObject({
+			mimeType: 'image/png',
+			fileName: `${imageCall.id}_1.png`,
+		});
+		expect([...Buffer.from(item.binary![`${imageCall.id}_3`].data, 'base64')]).toEqual([
+			0, 1, 2, 3, 254, 255,
+		]);
 		// The trace names the binary properties instead of inlining the base64.
-		const result = (item.json as any).trace.find((entry: any) => entry.step === 'tools.call.result');
+		const result = (item.json as any).trace.find(
+			(entry: any) => entry.step === 'tools.call.result',
+		);
 		const traced = JSON.stringify(result.payload);
 		expect(traced).not.toContain(item.binary![`${imageCall.id}_1`].data);
 		expect(traced).not.toContain(item.binary![`${imageCall.id}_3`].data);
-		expect(result.payload.content[0].data).toEqual({ binaryProperty: `${imageCall.id}_1`, bytes: png.length });
+		expect(result.payload.content[0].data).toEqual({
+			binaryProperty: `${imageCall.id}_1`,
+			bytes: png.length,
+		});
 	});
 
 	it('turns every kind of failure into an error result the model can act on', async () => {
@@ -114,39 +155,68 @@ describe('MCP Client: Execute Tool Calls', () => {
 			call('echo', { text: 'still fine' }),
 		];
 		const { json } = (await executeCalls(calls, { timeoutMs: 500 })) as any;
-		const byId = Object.fromEntries(toolMessages(json).map((message: any) => [message.tool_call_id, message]));
+		const byId = Object.fromEntries(
+			toolMessages(json).map((message: any) => [message.tool_call_id, message]),
+		);
 		const entriesOf = (step: string) => json.trace.filter((e: any) => e.step === step);
-		const status = Object.fromEntries(entriesOf('tools.call.result').map((e: any) => [e.callId, e.status]));
+		const status = Object.fromEntries(
+			entriesOf('tools.call.result').map((e: any) => [e.callId, e.status]),
+		);
 		expect(Object.keys(status)).toEqual(calls.map((c) => c.id));
 		// Every call but the unknown tool reached the server; all were checked first.
-		expect(entriesOf('tools.call.request').map((e: any) => e.callId)).toEqual(calls.filter((c) => c.name !== 'no_such_tool').map((c) => c.id));
-		const checked = Object.fromEntries(entriesOf('arguments.validation').map((e: any) => [e.callId, e.status]));
-		expect(calls.map((c) => checked[c.id])).toEqual(['valid', 'valid', 'valid', 'valid', 'unknownTool', 'valid', 'valid']);
+		expect(entriesOf('tools.call.request').map((e: any) => e.callId)).toEqual(
+			calls.filter((c) => c.name !== 'no_such_tool').map((c) => c.id),
+		);
+		const checked = Object.fromEntries(
+			entriesOf('arguments.validation').map((e: any) => [e.callId, e.status]),
+		);
+		expect(calls.map((c) => checked[c.id])).toEqual([
+			'valid',
+			'valid',
+			'valid',
+			'valid',
+			'unknownTool',
+			'valid',
+			'valid',
+		]);
 
 		expect(byId[calls[0].id]).toMatchObject({ isError: true });
 		expect(status[calls[0].id]).toBe('toolError');
 
-		expect(byId[calls[1].id].content).toMatch(/^The MCP server refused the call to tool 'throws': .+ \(JSON-RPC error -32602\)\.$/);
+		expect(byId[calls[1].id].content).toMatch(
+			/^The MCP server refused the call to tool 'throws': .+ \(JSON-RPC error -32602\)\.$/,
+		);
 		expect(status[calls[1].id]).toBe('serverError');
 		// Without a result, the result entry carries the error the model was given.
-		const resultOf = (id: string) => entriesOf('tools.call.result').find((e: any) => e.callId === id);
+		const resultOf = (id: string) =>
+			entriesOf('tools.call.result').find((e: any) => e.callId === id);
 		expect(resultOf(calls[1].id).payload).toEqual({ error: byId[calls[1].id].content });
 
-		expect(byId[calls[2].id]).toMatchObject({ isError: true, structuredContent: { count: 'many' } });
-		expect(byId[calls[2].id].content).toContain("Tool 'bad_output' returned structured content that does not match its output schema:\n- '/count' must be integer");
+		expect(byId[calls[2].id]).toMatchObject({
+			isError: true,
+			structuredContent: { count: 'many' },
+		});
+		expect(byId[calls[2].id].content).toContain(
+			"Tool 'bad_output' returned structured content that does not match its output schema:\n- '/count' must be integer",
+		);
 		expect(status[calls[2].id]).toBe('invalidOutput');
 
 		expect(byId[calls[3].id].content).toContain("Tool 'hang' did not answer within 500 ms");
 		expect(status[calls[3].id]).toBe('timeout');
 
-		expect(byId[calls[4].id]).toMatchObject({ isError: true, content: "Unknown tool 'no_such_tool'. The server was not called." });
+		expect(byId[calls[4].id]).toMatchObject({
+			isError: true,
+			content: "Unknown tool 'no_such_tool'. The server was not called.",
+		});
 		expect(status[calls[4].id]).toBe('unknownTool');
 		expect(resultOf(calls[4].id).payload).toEqual({ error: byId[calls[4].id].content });
 
 		expect(byId[calls[5].id]).toMatchObject({ content: 'answer after garbage' });
 		expect(byId[calls[5].id].isError).toBeUndefined();
 		expect(byId[calls[6].id]).toMatchObject({ content: 'still fine' });
-		expect(toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(calls.map((c) => c.id));
+		expect(toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(
+			calls.map((c) => c.id),
+		);
 	});
 
 	it('restarts the timeout on progress notifications', async () => {
@@ -162,7 +232,11 @@ describe('MCP Client: Execute Tool Calls', () => {
 	});
 
 	it('reports a crash with the server’s stderr, and the next call runs on a restarted server', async () => {
-		const { json } = (await executeCalls([call('pid', {}), call('crash', {}), call('pid', {})])) as any;
+		const { json } = (await executeCalls([
+			call('pid', {}),
+			call('crash', {}),
+			call('pid', {}),
+		])) as any;
 		const [before, crashed, after] = toolMessages(json);
 		expect(crashed.isError).toBe(true);
 		expect(crashed.content).toContain("The MCP server stopped while running tool 'crash'");
@@ -181,7 +255,9 @@ describe('MCP Client: Execute Tool Calls', () => {
 			inputItems: [
 				{
 					json: {
-						tools: [{ name: 'search', server: 'web', mcpName: 'search', inputSchema: { type: 'object' } }],
+						tools: [
+							{ name: 'search', server: 'web', mcpName: 'search', inputSchema: { type: 'object' } },
+						],
 						toolCalls: [foreign, own],
 					},
 				},
@@ -189,7 +265,9 @@ describe('MCP Client: Execute Tool Calls', () => {
 		});
 		const json = outputOf(run, 'Execute')[0].json as any;
 		expect(json.toolCalls).toEqual([foreign]);
-		expect(toolMessages(json)).toEqual([{ role: 'tool', tool_call_id: own.id, name: 'echo', content: 'mine' }]);
+		expect(toolMessages(json)).toEqual([
+			{ role: 'tool', tool_call_id: own.id, name: 'echo', content: 'mine' },
+		]);
 	});
 
 	it('can fail the node on a tool error instead, and keeps the conversation under continue-on-fail', async () => {
@@ -200,28 +278,52 @@ describe('MCP Client: Execute Tool Calls', () => {
 		});
 		expect(errorOf(failed, 'Execute')?.message).toBe('Tool call failed (toolError)');
 
-		const kept = await runMcpChain([listTools, execute({ onToolError: 'failNode' }, { onError: 'continueRegularOutput' })], {
-			credentials,
-			inputItems: [{ json: { toolCalls: [failing], topic: 'kept' } }],
-		});
+		const kept = await runMcpChain(
+			[listTools, execute({ onToolError: 'failNode' }, { onError: 'continueRegularOutput' })],
+			{
+				credentials,
+				inputItems: [{ json: { toolCalls: [failing], topic: 'kept' } }],
+			},
+		);
 		const [item] = outputOf(kept, 'Execute');
-		expect(item.json).toMatchObject({ topic: 'kept', toolCalls: [failing], error: 'Tool call failed (toolError)' });
+		expect(item.json).toMatchObject({
+			topic: 'kept',
+			toolCalls: [failing],
+			error: 'Tool call failed (toolError)',
+		});
 	});
 
 	it('passes items without pending calls through unchanged', async () => {
-		const run = await runMcpChain([execute()], { credentials, inputItems: [{ json: { messages: [{ role: 'user', content: 'hi' }] } }] });
-		expect(outputOf(run, 'Execute')[0].json).toEqual({ messages: [{ role: 'user', content: 'hi' }], tools: [], toolCalls: [], trace: [] });
+		const run = await runMcpChain([execute()], {
+			credentials,
+			inputItems: [{ json: { messages: [{ role: 'user', content: 'hi' }] } }],
+		});
+		expect(outputOf(run, 'Execute')[0].json).toEqual({
+			messages: [{ role: 'user', content: 'hi' }],
+			tools: [],
+			toolCalls: [],
+			trace: [],
+		});
 	});
 
 	it('gives the server only its configured environment plus PATH', async () => {
 		const config = faultStdio();
 		const run = await runMcpChain([listTools, execute()], {
-			credentials: { mcpStdioServerApi: stdioCredential({ ...config, env: { ...config.env, SERVER_TOKEN: 'tok-123456' } }) },
+			credentials: {
+				mcpStdioServerApi: stdioCredential({
+					...config,
+					env: { ...config.env, SERVER_TOKEN: 'tok-123456' },
+				}),
+			},
 			inputItems: [{ json: { toolCalls: [call('pid', {})] } }],
 		});
 		const pid = Number(toolMessages(outputOf(run, 'Execute')[0].json)[0].content);
 		const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
-		expect(environ.map((entry) => entry.split('=')[0]).sort()).toEqual(['MCP_TEST_RUN', 'PATH', 'SERVER_TOKEN']);
+		expect(environ.map((entry) => entry.split('=')[0]).sort()).toEqual([
+			'MCP_TEST_RUN',
+			'PATH',
+			'SERVER_TOKEN',
+		]);
 		process.env.N8N_SECRET_FOR_TEST = 'must-not-leak';
 		expect(environ.join('\n')).not.toContain('N8N_');
 	});

@@ -1,7 +1,15 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf, type EngineRun } from '../support/engine';
-import { conversationOf, expectConversationItem, httpCredential, mcpClientNode, pendingCall, runMcpChain, toolMessages } from '../support/mcpWorkflow';
+import {
+	conversationOf,
+	expectConversationItem,
+	httpCredential,
+	mcpClientNode,
+	pendingCall,
+	runMcpChain,
+	toolMessages,
+} from '../support/mcpWorkflow';
 import { startHttpServer, stopAllServers, type HttpServerHandle } from '../support/servers';
 
 afterAll(async () => {
@@ -10,7 +18,11 @@ afterAll(async () => {
 });
 
 const TOKEN = 'tok-7f3a9c1e-do-not-leak';
-const HEADERS = { 'X-Api-Key': 'key with spaces', 'X-Tenant': 'tenant with spaces 42', 'X-Team': 'a b' };
+const HEADERS = {
+	'X-Api-Key': 'key with spaces',
+	'X-Tenant': 'tenant with spaces 42',
+	'X-Team': 'a b',
+};
 // Values of six characters or more are secrets; 'a b' is short enough to stay readable.
 const SECRETS = [TOKEN, HEADERS['X-Api-Key'], HEADERS['X-Tenant']];
 
@@ -21,9 +33,11 @@ const execute = (extra: Record<string, unknown> = {}) =>
 
 const call = (name: string, args: Record<string, unknown> = {}) => pendingCall(name, args);
 /** The item's trace entries of one step, in order. */
-const stepsOf = (json: IDataObject, step: string) => conversationOf(json).trace.filter((entry) => entry.step === step);
+const stepsOf = (json: IDataObject, step: string) =>
+	conversationOf(json).trace.filter((entry) => entry.step === step);
 /** The server as the List Tools trace entry describes it. */
-const listedServer = (json: IDataObject) => conversationOf(json).trace[0].server as Record<string, unknown>;
+const listedServer = (json: IDataObject) =>
+	conversationOf(json).trace[0].server as Record<string, unknown>;
 
 /** List Tools → Execute over HTTP with one item; its output json. */
 async function listAndExecute(credential: ReturnType<typeof httpCredential>, calls: unknown[]) {
@@ -50,27 +64,39 @@ describe('MCP Client over HTTP', () => {
 
 	beforeAll(async () => {
 		[bearerServer, headerServer, legacyServer] = await Promise.all([
-			startHttpServer('fault', { name: 'bearer-server', requireHeaders: { Authorization: `Bearer ${TOKEN}` } }),
+			startHttpServer('fault', {
+				name: 'bearer-server',
+				requireHeaders: { Authorization: `Bearer ${TOKEN}` },
+			}),
 			startHttpServer('fault', { name: 'header-server', requireHeaders: HEADERS }),
 			startHttpServer('fault', { name: 'legacy-server', sseOnly: true, requireHeaders: HEADERS }),
 		]);
 	});
 
 	it('authenticates with a bearer token on Streamable HTTP, and the token never reaches the item', async () => {
-		const json = await listAndExecute(httpCredential(bearerServer.url, { transport: 'streamableHttp', token: TOKEN }), [
-			call('headers'),
-			call('echo', { text: 'over http' }),
-			// A tool that repeats the bare token it was given, as a server reporting its credential might.
-			call('echo', { text: `authenticated with ${TOKEN}` }),
-		]);
-		expect(listedServer(json)).toMatchObject({ name: 'bearer-server', transport: 'streamableHttp' });
+		const json = await listAndExecute(
+			httpCredential(bearerServer.url, { transport: 'streamableHttp', token: TOKEN }),
+			[
+				call('headers'),
+				call('echo', { text: 'over http' }),
+				// A tool that repeats the bare token it was given, as a server reporting its credential might.
+				call('echo', { text: `authenticated with ${TOKEN}` }),
+			],
+		);
+		expect(listedServer(json)).toMatchObject({
+			name: 'bearer-server',
+			transport: 'streamableHttp',
+		});
 		const [headers, echo, repeated] = toolMessages(json);
 		expect(echo).toMatchObject({ content: 'over http' });
 		expect(repeated).toMatchObject({ content: 'authenticated with [redacted]' });
 		const [, , repeatedCheck] = stepsOf(json, 'arguments.validation');
 		const [, , repeatedRequest] = stepsOf(json, 'tools.call.request');
 		expect(repeatedCheck.payload).toEqual({ text: 'authenticated with [redacted]' });
-		expect(repeatedRequest.payload).toEqual({ name: 'echo', arguments: { text: 'authenticated with [redacted]' } });
+		expect(repeatedRequest.payload).toEqual({
+			name: 'echo',
+			arguments: { text: 'authenticated with [redacted]' },
+		});
 		// The server required the token on every request; what it saw comes back with the token hidden.
 		expect(headers.structuredContent?.headers).toMatchObject({
 			authorization: '[redacted]',
@@ -78,13 +104,22 @@ describe('MCP Client over HTTP', () => {
 			'mcp-protocol-version': listedServer(json).protocolVersion,
 		});
 		expect(headers.content).toContain('"authorization":"[redacted]"');
-		expect(stepsOf(json, 'tools.call.result').map((entry) => entry.status)).toEqual(['ok', 'ok', 'ok']);
+		expect(stepsOf(json, 'tools.call.result').map((entry) => entry.status)).toEqual([
+			'ok',
+			'ok',
+			'ok',
+		]);
 		// The trace's copy of what the server saw hides the token too.
-		expect((stepsOf(json, 'tools.call.result')[0].payload as any).structuredContent.headers).toMatchObject({ authorization: '[redacted]' });
+		expect(
+			(stepsOf(json, 'tools.call.result')[0].payload as any).structuredContent.headers,
+		).toMatchObject({ authorization: '[redacted]' });
 	});
 
 	it('sends custom headers, values with spaces as typed, on every request of the legacy SSE transport', async () => {
-		const json = await listAndExecute(httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }), [call('headers')]);
+		const json = await listAndExecute(
+			httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }),
+			[call('headers')],
+		);
 		expect(listedServer(json)).toMatchObject({ name: 'header-server', transport: 'sse' });
 		const [headers] = toolMessages(json);
 		expect(headers.isError).toBeUndefined();
@@ -98,19 +133,24 @@ describe('MCP Client over HTTP', () => {
 	});
 
 	it('falls back from Streamable HTTP to SSE on an SSE-only server, with the headers', async () => {
-		const json = await listAndExecute(httpCredential(legacyServer.sseUrl!, { transport: 'auto', headers: HEADERS }), [
-			call('headers'),
-			call('add', { a: 2, b: 3 }),
-		]);
+		const json = await listAndExecute(
+			httpCredential(legacyServer.sseUrl!, { transport: 'auto', headers: HEADERS }),
+			[call('headers'), call('add', { a: 2, b: 3 })],
+		);
 		expect(listedServer(json)).toMatchObject({ name: 'legacy-server', transport: 'sse' });
 		const [headers, add] = toolMessages(json);
-		expect(headers.structuredContent?.headers).toMatchObject({ 'x-api-key': '[redacted]', 'x-team': 'a b' });
+		expect(headers.structuredContent?.headers).toMatchObject({
+			'x-api-key': '[redacted]',
+			'x-team': 'a b',
+		});
 		expect(add).toMatchObject({ content: '5', structuredContent: { sum: 5 } });
 	});
 
 	it('fails the item with an error naming the server when the token is wrong, and leaks neither token', async () => {
 		const wrongToken = 'wrong-token-5d2e8b';
-		const credentials = { mcpHttpServerApi: httpCredential(bearerServer.url, { token: wrongToken }) };
+		const credentials = {
+			mcpHttpServerApi: httpCredential(bearerServer.url, { token: wrongToken }),
+		};
 		const failed = await runMcpChain([listTools()], { credentials });
 		const error = errorOf(failed, 'List Tools');
 		expect(error?.message).toBe(`Could not connect to the MCP server (HTTP: ${bearerServer.url})`);
@@ -123,7 +163,10 @@ describe('MCP Client over HTTP', () => {
 			inputItems: [{ json: { ticket: 7, toolCalls: [call('echo', { text: 'x' })] } }],
 		});
 		const [item] = outputOf(kept, 'Execute');
-		expect(item.json).toMatchObject({ ticket: 7, error: `Could not connect to the MCP server (HTTP: ${bearerServer.url})` });
+		expect(item.json).toMatchObject({
+			ticket: 7,
+			error: `Could not connect to the MCP server (HTTP: ${bearerServer.url})`,
+		});
 		expect(JSON.stringify(kept.nodes)).not.toContain(wrongToken);
 	});
 
@@ -133,26 +176,53 @@ describe('MCP Client over HTTP', () => {
 		const listed = await runMcpChain([listTools()], { credentials });
 		const listedJson = outputOf(listed, 'List Tools')[0].json;
 		expectConversationItem(listedJson);
-		expect(listedServer(listedJson)).toMatchObject({ name: expect.stringMatching(/everything/), transport: 'streamableHttp' });
+		expect(listedServer(listedJson)).toMatchObject({
+			name: expect.stringMatching(/everything/),
+			transport: 'streamableHttp',
+		});
 		const echoTool = conversationOf(listedJson).tools.find((tool) => tool.name === 'echo');
-		expect(echoTool?.inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+		expect(echoTool?.inputSchema).toMatchObject({
+			type: 'object',
+			properties: { message: { type: 'string' } },
+			required: ['message'],
+		});
 
 		const valid = call('echo', { message: 'hello over http' });
 		const wrongType = call('echo', { message: 42 });
 		const missing = call('echo', { text: 'wrong name' });
-		const run = await runMcpChain([listTools(), execute()], { credentials, inputItems: [{ json: { toolCalls: [valid, wrongType, missing] } }] });
+		const run = await runMcpChain([listTools(), execute()], {
+			credentials,
+			inputItems: [{ json: { toolCalls: [valid, wrongType, missing] } }],
+		});
 		const { json } = outputOf(run, 'Execute')[0];
 		expectConversationItem(json);
 		const [ok, badType, badName] = toolMessages(json);
-		expect(ok).toEqual({ role: 'tool', tool_call_id: valid.id, name: 'echo', content: 'Echo: hello over http' });
+		expect(ok).toEqual({
+			role: 'tool',
+			tool_call_id: valid.id,
+			name: 'echo',
+			content: 'Echo: hello over http',
+		});
 		expect(badType).toMatchObject({ isError: true });
-		expect(badType.content).toContain("- '/message' must be string (schema rule #/properties/message/type)");
-		expect(badName.content).toContain("- the arguments object must have required property 'message' (schema rule #/required)");
-		expect(stepsOf(json, 'tools.call.result').map((entry) => entry.status)).toEqual(['ok', 'invalidArguments', 'invalidArguments']);
-		expect(stepsOf(json, 'arguments.validation').map((entry) => entry.status)).toEqual(['valid', 'invalid', 'invalid']);
-		// Only the valid call was sent.
-		expect(stepsOf(json, 'tools.call.request').map((entry) => [entry.callId, entry.payload])).toEqual([
-			[valid.id, { name: 'echo', arguments: { message: 'hello over http' } }],
+		expect(badType.content).toContain(
+			"- '/message' must be string (schema rule #/properties/message/type)",
+		);
+		expect(badName.content).toContain(
+			"- the arguments object must have required property 'message' (schema rule #/required)",
+		);
+		expect(stepsOf(json, 'tools.call.result').map((entry) => entry.status)).toEqual([
+			'ok',
+			'invalidArguments',
+			'invalidArguments',
 		]);
+		expect(stepsOf(json, 'arguments.validation').map((entry) => entry.status)).toEqual([
+			'valid',
+			'invalid',
+			'invalid',
+		]);
+		// Only the valid call was sent.
+		expect(
+			stepsOf(json, 'tools.call.request').map((entry) => [entry.callId, entry.payload]),
+		).toEqual([[valid.id, { name: 'echo', arguments: { message: 'hello over http' } }]]);
 	});
 });

@@ -7,7 +7,15 @@ import {
 	runMcpChain,
 	stdioCredential,
 } from '../support/mcpWorkflow';
-import { createTempFolder, everythingStdio, faultStdio, filesystemStdio, removeTempFolder, startHttpServer, stopAllServers } from '../support/servers';
+import {
+	createTempFolder,
+	everythingStdio,
+	faultStdio,
+	filesystemStdio,
+	removeTempFolder,
+	startHttpServer,
+	stopAllServers,
+} from '../support/servers';
 
 afterAll(async () => {
 	await sharedPool.closeAll();
@@ -15,13 +23,17 @@ afterAll(async () => {
 });
 
 const fault = { mcpStdioServerApi: stdioCredential(faultStdio()) };
-const listTools = (parameters: Record<string, unknown> = {}) => mcpClientNode('List Tools', { operation: 'listTools', ...parameters });
+const listTools = (parameters: Record<string, unknown> = {}) =>
+	mcpClientNode('List Tools', { operation: 'listTools', ...parameters });
 
 describe('MCP Client: List Tools', () => {
 	it('adds every page of tools to each item with its server label, and traces the listing', async () => {
 		const run = await runMcpChain([listTools()], {
 			credentials: fault,
-			inputItems: [{ json: { ticket: 1 } }, { json: { ticket: 2, messages: [{ role: 'user', content: 'hi' }] } }],
+			inputItems: [
+				{ json: { ticket: 1 } },
+				{ json: { ticket: 2, messages: [{ role: 'user', content: 'hi' }] } },
+			],
 		});
 		const items = outputOf(run, 'List Tools');
 		expect(items).toHaveLength(2);
@@ -33,9 +45,15 @@ describe('MCP Client: List Tools', () => {
 		expect(second.messages).toEqual([{ role: 'user', content: 'hi' }]);
 		// The fault server serves 16 tools in pages of 3: all of them arrive.
 		expect(first.tools).toHaveLength(16);
-		expect(first.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['echo', 'add', 'math.mul', 'submit_order', 'headers']));
+		expect(first.tools.map((tool: any) => tool.name)).toEqual(
+			expect.arrayContaining(['echo', 'add', 'math.mul', 'submit_order', 'headers']),
+		);
 		const add = first.tools.find((tool: any) => tool.name === 'add');
-		expect(add).toMatchObject({ server: 'fault-server', mcpName: 'add', outputSchema: { type: 'object' } });
+		expect(add).toMatchObject({
+			server: 'fault-server',
+			mcpName: 'add',
+			outputSchema: { type: 'object' },
+		});
 		expect(add.inputSchema.required).toEqual(['a', 'b']);
 
 		expect(first.trace).toEqual([
@@ -45,7 +63,13 @@ describe('MCP Client: List Tools', () => {
 				round: 0,
 				at: expect.any(String),
 				durationMs: expect.any(Number),
-				server: { label: 'fault-server', name: 'fault-server', version: '1.0.0', protocolVersion: '2025-11-25', transport: 'stdio' },
+				server: {
+					label: 'fault-server',
+					name: 'fault-server',
+					version: '1.0.0',
+					protocolVersion: '2025-11-25',
+					transport: 'stdio',
+				},
 				toolCount: 16,
 				listedCount: 16,
 				listHash: expect.stringMatching(/^sha256:[0-9a-f]{16}$/),
@@ -56,22 +80,35 @@ describe('MCP Client: List Tools', () => {
 		expect(second.trace[0].listHash).toBe(first.trace[0].listHash);
 		// The payload is the list as the server gave it, measured as UTF-8 JSON.
 		const [listing] = first.trace;
-		expect(listing.payload.map((tool: any) => tool.name)).toEqual(first.tools.map((tool: any) => tool.mcpName));
-		expect(listing.payload.find((tool: any) => tool.name === 'add')).toMatchObject({ inputSchema: add.inputSchema, outputSchema: add.outputSchema });
+		expect(listing.payload.map((tool: any) => tool.name)).toEqual(
+			first.tools.map((tool: any) => tool.mcpName),
+		);
+		expect(listing.payload.find((tool: any) => tool.name === 'add')).toMatchObject({
+			inputSchema: add.inputSchema,
+			outputSchema: add.outputSchema,
+		});
 		expect(listing.bytes).toBe(Buffer.byteLength(JSON.stringify(listing.payload)));
 		expect(new Date(listing.at).toISOString()).toBe(listing.at);
 	});
 
 	it('includes only the chosen tools, or all but the excluded ones, and the hash follows the list', async () => {
-		const only = await runMcpChain([listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] })], { credentials: fault });
-		const except = await runMcpChain([listTools({ toolFilter: 'except', excludeTools: ['crash', 'hang'] })], { credentials: fault });
+		const only = await runMcpChain(
+			[listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] })],
+			{ credentials: fault },
+		);
+		const except = await runMcpChain(
+			[listTools({ toolFilter: 'except', excludeTools: ['crash', 'hang'] })],
+			{ credentials: fault },
+		);
 		const onlyJson = outputOf(only, 'List Tools')[0].json as any;
 		const exceptJson = outputOf(except, 'List Tools')[0].json as any;
 		expect(onlyJson.tools.map((tool: any) => tool.name)).toEqual(['echo', 'add']);
 		expect(onlyJson.trace[0]).toMatchObject({ step: 'tools.list', toolCount: 2, listedCount: 16 });
 		expect(onlyJson.trace[0].payload.map((tool: any) => tool.name)).toEqual(['echo', 'add']);
 		expect(exceptJson.trace[0].payload).toHaveLength(14);
-		expect(exceptJson.tools.map((tool: any) => tool.name)).not.toEqual(expect.arrayContaining(['crash']));
+		expect(exceptJson.tools.map((tool: any) => tool.name)).not.toEqual(
+			expect.arrayContaining(['crash']),
+		);
 		expect(exceptJson.tools).toHaveLength(14);
 		expect(onlyJson.trace[0].listHash).not.toBe(exceptJson.trace[0].listHash);
 	});
@@ -82,50 +119,85 @@ describe('MCP Client: List Tools', () => {
 		const run = await runMcpChain(
 			[
 				listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] }),
-				mcpClientNode('List Second', { operation: 'listTools', connectionType: 'http', toolFilter: 'only', includeTools: ['echo', 'pid'] }),
-				{ ...listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] }), name: 'List Again', id: 'again' },
+				mcpClientNode('List Second', {
+					operation: 'listTools',
+					connectionType: 'http',
+					toolFilter: 'only',
+					includeTools: ['echo', 'pid'],
+				}),
+				{
+					...listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] }),
+					name: 'List Again',
+					id: 'again',
+				},
 			],
 			{ credentials: { ...fault, mcpHttpServerApi: httpCredential(http.url) } },
 		);
 		const json = outputOf(run, 'List Again')[0].json as any;
 		expectConversationItem(json);
-		expect(json.tools.map(({ name, server, mcpName }: any) => ({ name, server, mcpName }))).toEqual([
-			{ name: 'second-server__echo', server: 'second-server', mcpName: 'echo' },
-			{ name: 'pid', server: 'second-server', mcpName: 'pid' },
-			{ name: 'echo', server: 'fault-server', mcpName: 'echo' },
-			{ name: 'add', server: 'fault-server', mcpName: 'add' },
+		expect(json.tools.map(({ name, server, mcpName }: any) => ({ name, server, mcpName }))).toEqual(
+			[
+				{ name: 'second-server__echo', server: 'second-server', mcpName: 'echo' },
+				{ name: 'pid', server: 'second-server', mcpName: 'pid' },
+				{ name: 'echo', server: 'fault-server', mcpName: 'echo' },
+				{ name: 'add', server: 'fault-server', mcpName: 'add' },
+			],
+		);
+		expect(json.trace.map((entry: any) => entry.server.transport)).toEqual([
+			'stdio',
+			'streamableHttp',
+			'stdio',
 		]);
-		expect(json.trace.map((entry: any) => entry.server.transport)).toEqual(['stdio', 'streamableHttp', 'stdio']);
 	});
 
 	it('uses the Server Label when one is set', async () => {
-		const run = await runMcpChain([listTools({ serverLabel: 'tools', toolFilter: 'only', includeTools: ['echo'] })], { credentials: fault });
+		const run = await runMcpChain(
+			[listTools({ serverLabel: 'tools', toolFilter: 'only', includeTools: ['echo'] })],
+			{ credentials: fault },
+		);
 		const json = outputOf(run, 'List Tools')[0].json as any;
 		expect(json.tools[0].server).toBe('tools');
 		expect(json.trace[0].server).toMatchObject({ label: 'tools', name: 'fault-server' });
 	});
 
 	it('lists the real reference servers: server-everything and server-filesystem over stdio', async () => {
-		const everything = await runMcpChain([listTools()], { credentials: { mcpStdioServerApi: stdioCredential(everythingStdio()) } });
+		const everything = await runMcpChain([listTools()], {
+			credentials: { mcpStdioServerApi: stdioCredential(everythingStdio()) },
+		});
 		const everythingJson = outputOf(everything, 'List Tools')[0].json as any;
 		expectConversationItem(everythingJson);
-		expect(everythingJson.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum']));
+		expect(everythingJson.tools.map((tool: any) => tool.name)).toEqual(
+			expect.arrayContaining(['echo', 'get-sum']),
+		);
 		expect(everythingJson.trace[0].server.name).toMatch(/everything/);
 
 		const folder = await createTempFolder({ 'a.txt': 'A' });
 		try {
-			const files = await runMcpChain([listTools()], { credentials: { mcpStdioServerApi: stdioCredential(filesystemStdio(folder)) } });
+			const files = await runMcpChain([listTools()], {
+				credentials: { mcpStdioServerApi: stdioCredential(filesystemStdio(folder)) },
+			});
 			const filesJson = outputOf(files, 'List Tools')[0].json as any;
-			expect(filesJson.tools.map((tool: any) => tool.name)).toEqual(expect.arrayContaining(['read_text_file', 'list_directory']));
+			expect(filesJson.tools.map((tool: any) => tool.name)).toEqual(
+				expect.arrayContaining(['read_text_file', 'list_directory']),
+			);
 		} finally {
 			await removeTempFolder(folder);
 		}
 	});
 
 	it('fails every item with the reason when the server cannot start, or keeps them under continue-on-fail', async () => {
-		const broken = { mcpStdioServerApi: stdioCredential({ transport: 'stdio', command: 'no-such-mcp-server-command', args: [], env: {} }) };
+		const broken = {
+			mcpStdioServerApi: stdioCredential({
+				transport: 'stdio',
+				command: 'no-such-mcp-server-command',
+				args: [],
+				env: {},
+			}),
+		};
 		const failed = await runMcpChain([listTools()], { credentials: broken });
-		expect(errorOf(failed, 'List Tools')?.message).toContain('Could not connect to the MCP server (stdio: no-such-mcp-server-command)');
+		expect(errorOf(failed, 'List Tools')?.message).toContain(
+			'Could not connect to the MCP server (stdio: no-such-mcp-server-command)',
+		);
 
 		const kept = await runMcpChain([{ ...listTools(), onError: 'continueRegularOutput' }], {
 			credentials: broken,

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { McpConnection, sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import { conversationOf, expectConversationItem, mcpClientNode, pendingCall, runMcpChain, stdioCredential, toolMessages } from '../support/mcpWorkflow';
+import {
+	conversationOf,
+	expectConversationItem,
+	mcpClientNode,
+	pendingCall,
+	runMcpChain,
+	stdioCredential,
+	toolMessages,
+} from '../support/mcpWorkflow';
 import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
 
 afterAll(async () => {
@@ -11,11 +19,14 @@ afterAll(async () => {
 
 const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
 const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
-const execute = (concurrency: number) => mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } });
+const execute = (concurrency: number) =>
+	mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } });
 
-const call = (id: string, name: string, args: Record<string, unknown> = {}) => pendingCall(name, args, id);
+const call = (id: string, name: string, args: Record<string, unknown> = {}) =>
+	pendingCall(name, args, id);
 /** The item's tools.call.result entries, one per answered call, in call order. */
-const callResults = (json: Parameters<typeof conversationOf>[0]) => conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
+const callResults = (json: Parameters<typeof conversationOf>[0]) =>
+	conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
 
 /** One item calling `counter` then `pid`: the count so far and the server process that answered. */
 async function countAndPid(): Promise<{ count: number; pid: number }> {
@@ -25,7 +36,10 @@ async function countAndPid(): Promise<{ count: number; pid: number }> {
 	});
 	const [count, pid] = toolMessages(outputOf(run, 'Execute')[0].json);
 	expect([count.isError, pid.isError]).toEqual([undefined, undefined]);
-	return { count: count.structuredContent?.count as number, pid: pid.structuredContent?.pid as number };
+	return {
+		count: count.structuredContent?.count as number,
+		pid: pid.structuredContent?.pid as number,
+	};
 }
 
 /** Counts the `tools/call` requests in flight at once, and lets a test act when one starts. */
@@ -33,7 +47,10 @@ function watchCalls(onStart: (name: string) => void = () => undefined) {
 	const original = McpConnection.prototype.callTool;
 	let inFlight = 0;
 	const watch = { maxInFlight: 0, started: 0 };
-	const spy = jest.spyOn(McpConnection.prototype, 'callTool').mockImplementation(function (this: McpConnection, ...args) {
+	const spy = jest.spyOn(McpConnection.prototype, 'callTool').mockImplementation(function (
+		this: McpConnection,
+		...args
+	) {
 		inFlight++;
 		watch.started++;
 		watch.maxInFlight = Math.max(watch.maxInFlight, inFlight);
@@ -44,7 +61,8 @@ function watchCalls(onStart: (name: string) => void = () => undefined) {
 }
 
 /** Bytes the process has read so far: for a stdio server, what arrived on its stdin. */
-const bytesRead = (pid: number) => Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
+const bytesRead = (pid: number) =>
+	Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1]);
 
 async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
@@ -63,13 +81,20 @@ describe('MCP Client: many items on one pooled server', () => {
 		const inputItems = Array.from({ length: 100 }, (_, index) => ({
 			json: {
 				ticket: index,
-				toolCalls: [call(`count_${index}`, 'counter'), call(`echo_${index}`, 'echo', { text: `item ${index}` }), call(`pid_${index}`, 'pid')],
+				toolCalls: [
+					call(`count_${index}`, 'counter'),
+					call(`echo_${index}`, 'echo', { text: `item ${index}` }),
+					call(`pid_${index}`, 'pid'),
+				],
 			},
 		}));
 		const { watch, restore } = watchCalls();
 		let items;
 		try {
-			items = outputOf(await runMcpChain([listTools, execute(8)], { credentials, inputItems }), 'Execute');
+			items = outputOf(
+				await runMcpChain([listTools, execute(8)], { credentials, inputItems }),
+				'Execute',
+			);
 		} finally {
 			restore();
 		}
@@ -79,7 +104,9 @@ describe('MCP Client: many items on one pooled server', () => {
 		expect(watch.maxInFlight).toBe(8);
 		expect(items).toHaveLength(100);
 		expect(items.map((item) => item.json.ticket)).toEqual(inputItems.map((_, index) => index));
-		expect(items.map((item) => item.pairedItem)).toEqual(inputItems.map((_, index) => ({ item: index })));
+		expect(items.map((item) => item.pairedItem)).toEqual(
+			inputItems.map((_, index) => ({ item: index })),
+		);
 
 		const counts: number[] = [];
 		for (const [index, item] of items.entries()) {
@@ -100,7 +127,9 @@ describe('MCP Client: many items on one pooled server', () => {
 			counts.push(messages[0].structuredContent?.count as number);
 		}
 		// Every call counted once, by the same process: exactly the next 100 numbers, none twice.
-		expect([...counts].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => baseline.count + 1 + index));
+		expect([...counts].sort((a, b) => a - b)).toEqual(
+			Array.from({ length: 100 }, (_, index) => baseline.count + 1 + index),
+		);
 	});
 
 	it('keeps the server across executions: same process, the count goes on', async () => {
@@ -114,18 +143,26 @@ describe('MCP Client: many items on one pooled server', () => {
 		const { restore } = watchCalls((name) => {
 			if (name !== 'slow' || killed) return;
 			const readBefore = bytesRead(pid);
-			killed = until(() => bytesRead(pid) > readBefore, 'the server read the first call').then(() => {
-				process.kill(pid, 'SIGKILL');
-			});
+			killed = until(() => bytesRead(pid) > readBefore, 'the server read the first call').then(
+				() => {
+					process.kill(pid, 'SIGKILL');
+				},
+			);
 			// Reported by the await after the run, not as an unhandled rejection during it.
 			killed.catch(() => undefined);
 		});
 		const inputItems = Array.from({ length: 30 }, (_, index) => ({
-			json: { ticket: index, toolCalls: [call(`slow_${index}`, 'slow', { ms: 300 }), call(`pid_${index}`, 'pid')] },
+			json: {
+				ticket: index,
+				toolCalls: [call(`slow_${index}`, 'slow', { ms: 300 }), call(`pid_${index}`, 'pid')],
+			},
 		}));
 		let items;
 		try {
-			items = outputOf(await runMcpChain([listTools, execute(4)], { credentials, inputItems }), 'Execute');
+			items = outputOf(
+				await runMcpChain([listTools, execute(4)], { credentials, inputItems }),
+				'Execute',
+			);
 		} finally {
 			restore();
 		}
@@ -139,17 +176,30 @@ describe('MCP Client: many items on one pooled server', () => {
 			const [slow, pidMessage] = toolMessages(item.json);
 			const [slowTrace, pidTrace] = callResults(item.json);
 			expect([slowTrace.callId, pidTrace.callId]).toEqual([`slow_${index}`, `pid_${index}`]);
-			expect([slow.tool_call_id, pidMessage.tool_call_id]).toEqual([`slow_${index}`, `pid_${index}`]);
+			expect([slow.tool_call_id, pidMessage.tool_call_id]).toEqual([
+				`slow_${index}`,
+				`pid_${index}`,
+			]);
 			if (slowTrace.status === 'ok') {
 				expect(slow).toMatchObject({ content: 'waited 300 ms' });
 				expect(slow.isError).toBeUndefined();
 			} else {
 				lost.push(index);
-				expect({ index, status: slowTrace.status, isError: slow.isError }).toEqual({ index, status: 'connectionLost', isError: true });
-				expect(slow.content).toMatch(/^The MCP server stopped while running tool 'slow' \(connection closed: it may have crashed\)/);
+				expect({ index, status: slowTrace.status, isError: slow.isError }).toEqual({
+					index,
+					status: 'connectionLost',
+					isError: true,
+				});
+				expect(slow.content).toMatch(
+					/^The MCP server stopped while running tool 'slow' \(connection closed: it may have crashed\)/,
+				);
 			}
 			// The call after a lost one runs on the restarted server, as the lost call's message says.
-			expect({ index, status: pidTrace.status, isError: pidMessage.isError }).toEqual({ index, status: 'ok', isError: undefined });
+			expect({ index, status: pidTrace.status, isError: pidMessage.isError }).toEqual({
+				index,
+				status: 'ok',
+				isError: undefined,
+			});
 			answeredPids.add(pidMessage.structuredContent?.pid as number);
 		}
 		// Only the items in flight when the server died (at most 4 at once) lost their call.

@@ -1,4 +1,11 @@
-import { NodeHelpers, Workflow, type IDataObject, type INode, type INodeExecutionData, type INodeParameters } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	Workflow,
+	type IDataObject,
+	type INode,
+	type INodeExecutionData,
+	type INodeParameters,
+} from 'n8n-workflow';
 import { toJsonLines } from '../../lib/trace/jsonl';
 import type { RecordedEntry } from '../../lib/trace/read';
 import { ToolCallTrace } from '../../nodes/ToolCallTrace/ToolCallTrace.node';
@@ -15,45 +22,99 @@ const otherAnswer = traceOf({ rounds: [addThenAnswer.rounds[0], { answer: 'Six.'
 
 /** A conversation item as the Tool Calling Model node leaves it after its final answer. */
 const conversation = (trace: RecordedEntry[], extra: IDataObject = {}): INodeExecutionData => ({
-	json: { messages: [{ role: 'user', content: 'What is 2 + 3?' }], tools: [], toolCalls: [], trace: trace as unknown as IDataObject[], ...extra },
+	json: {
+		messages: [{ role: 'user', content: 'What is 2 + 3?' }],
+		tools: [],
+		toolCalls: [],
+		trace: trace as unknown as IDataObject[],
+		...extra,
+	},
 });
 
 function traceNode(parameters: INodeParameters, extra: Partial<INode> = {}): INode {
-	return { id: 'Trace', name: 'Trace', type: TRACE_TYPE, typeVersion: 1, position: [0, 0], parameters, ...extra };
+	return {
+		id: 'Trace',
+		name: 'Trace',
+		type: TRACE_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+		...extra,
+	};
 }
 
-function runTrace(parameters: INodeParameters, inputItems: INodeExecutionData[], extra: Partial<INode> = {}) {
-	return runWorkflow(chain(traceNode(parameters, extra)), { nodeTypes: nodeTypesFrom(nodeType), inputItems });
+function runTrace(
+	parameters: INodeParameters,
+	inputItems: INodeExecutionData[],
+	extra: Partial<INode> = {},
+) {
+	return runWorkflow(chain(traceNode(parameters, extra)), {
+		nodeTypes: nodeTypesFrom(nodeType),
+		inputItems,
+	});
 }
 
-const compareWithJson = { operation: 'compare', expectedSource: 'json', expectedTrace: JSON.stringify(expected) };
+const compareWithJson = {
+	operation: 'compare',
+	expectedSource: 'json',
+	expectedTrace: JSON.stringify(expected),
+};
 
 describe('Tool Call Trace', () => {
 	it("compares each item's trace with the expected one and puts the result on the item", async () => {
-		const run = await runTrace(compareWithJson, [conversation(sameRun, { label: 'same' }), conversation(otherAnswer, { label: 'other' })]);
+		const run = await runTrace(compareWithJson, [
+			conversation(sameRun, { label: 'same' }),
+			conversation(otherAnswer, { label: 'other' }),
+		]);
 		const [same, other] = outputOf(run, 'Trace');
 		expect(same.json).toMatchObject({ label: 'same', traceDiff: { equal: true } });
 		expect((same.json.traceDiff as any).rows).toHaveLength(7);
 		expect(same.json.traceDiff).not.toHaveProperty('firstDivergence');
 		expect(other.json).toMatchObject({
 			label: 'other',
-			traceDiff: { equal: false, firstDivergence: { index: 6, step: 'model.choice', round: 2, what: 'model choice: answer', left: 'Six.', right: 'Five.' } },
+			traceDiff: {
+				equal: false,
+				firstDivergence: {
+					index: 6,
+					step: 'model.choice',
+					round: 2,
+					what: 'model choice: answer',
+					left: 'Six.',
+					right: 'Five.',
+				},
+			},
 		});
 		expect(other.json.trace).toEqual(otherAnswer);
 		expect(other.pairedItem).toEqual({ item: 1 });
 	});
 
 	it('routes diverged items to a second output, Diverged, when asked', async () => {
-		const run = await runTrace({ ...compareWithJson, routeDiverged: true }, [conversation(otherAnswer), conversation(sameRun)]);
-		expect(outputOf(run, 'Trace', 0).map((item) => (item.json.traceDiff as any).equal)).toEqual([true]);
-		expect(outputOf(run, 'Trace', 1).map((item) => (item.json.traceDiff as any).equal)).toEqual([false]);
+		const run = await runTrace({ ...compareWithJson, routeDiverged: true }, [
+			conversation(otherAnswer),
+			conversation(sameRun),
+		]);
+		expect(outputOf(run, 'Trace', 0).map((item) => (item.json.traceDiff as any).equal)).toEqual([
+			true,
+		]);
+		expect(outputOf(run, 'Trace', 1).map((item) => (item.json.traceDiff as any).equal)).toEqual([
+			false,
+		]);
 	});
 
 	it('has the Diverged output only while Compare routes there', () => {
 		const outputsOf = (parameters: INodeParameters) => {
 			const node = traceNode(parameters);
-			const types = { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) };
-			const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: types });
+			const types = {
+				getByName: () => nodeType,
+				getByNameAndVersion: () => nodeType,
+				getKnownTypes: () => ({}),
+			};
+			const workflow = new Workflow({
+				nodes: [node],
+				connections: {},
+				active: false,
+				nodeTypes: types,
+			});
 			return NodeHelpers.getNodeOutputs(workflow, workflow.getNode('Trace')!, nodeType.description);
 		};
 		expect(outputsOf({ operation: 'compare' })).toEqual(['main']);
@@ -65,21 +126,34 @@ describe('Tool Call Trace', () => {
 	});
 
 	it('reads the expected trace from a file in a binary property, or from a field', async () => {
-		const file = { data: Buffer.from(toJsonLines(expected)).toString('base64'), mimeType: 'application/x-ndjson', fileName: 'expected.jsonl' };
-		const fromFile = await runTrace({ operation: 'compare', expectedSource: 'binary', expectedBinaryProperty: 'expected' }, [
-			{ ...conversation(sameRun), binary: { expected: file } },
-		]);
+		const file = {
+			data: Buffer.from(toJsonLines(expected)).toString('base64'),
+			mimeType: 'application/x-ndjson',
+			fileName: 'expected.jsonl',
+		};
+		const fromFile = await runTrace(
+			{ operation: 'compare', expectedSource: 'binary', expectedBinaryProperty: 'expected' },
+			[{ ...conversation(sameRun), binary: { expected: file } }],
+		);
 		expect(outputOf(fromFile, 'Trace')[0].json.traceDiff).toMatchObject({ equal: true });
-		expect(outputOf(fromFile, 'Trace')[0].binary?.expected).toMatchObject({ fileName: 'expected.jsonl' });
+		expect(outputOf(fromFile, 'Trace')[0].binary?.expected).toMatchObject({
+			fileName: 'expected.jsonl',
+		});
 
-		const fromField = await runTrace({ operation: 'compare', expectedSource: 'field', expectedField: 'baseline.run' }, [
-			conversation(otherAnswer, { baseline: { run: { trace: expected } } }),
-		]);
-		expect(outputOf(fromField, 'Trace')[0].json.traceDiff).toMatchObject({ equal: false, firstDivergence: { index: 6 } });
+		const fromField = await runTrace(
+			{ operation: 'compare', expectedSource: 'field', expectedField: 'baseline.run' },
+			[conversation(otherAnswer, { baseline: { run: { trace: expected } } })],
+		);
+		expect(outputOf(fromField, 'Trace')[0].json.traceDiff).toMatchObject({
+			equal: false,
+			firstDivergence: { index: 6 },
+		});
 	});
 
-	it('compares a trace from an expression instead of the item\'s own', async () => {
-		const run = await runTrace({ ...compareWithJson, trace: '={{ $json.recorded }}' }, [conversation(otherAnswer, { recorded: toJsonLines(sameRun) })]);
+	it("compares a trace from an expression instead of the item's own", async () => {
+		const run = await runTrace({ ...compareWithJson, trace: '={{ $json.recorded }}' }, [
+			conversation(otherAnswer, { recorded: toJsonLines(sameRun) }),
+		]);
 		expect(outputOf(run, 'Trace')[0].json.traceDiff).toMatchObject({ equal: true });
 	});
 
@@ -88,23 +162,37 @@ describe('Tool Call Trace', () => {
 		const failed = await runTrace(parameters, [conversation(sameRun)]);
 		expect(errorOf(failed, 'Trace')?.message).toMatch(/^The expected trace: Not JSON: /);
 
-		const kept = await runTrace(parameters, [conversation(sameRun)], { onError: 'continueRegularOutput' });
+		const kept = await runTrace(parameters, [conversation(sameRun)], {
+			onError: 'continueRegularOutput',
+		});
 		expect(outputOf(kept, 'Trace')[0].json.error).toMatch(/^The expected trace: Not JSON: /);
 
-		const noField = await runTrace({ operation: 'compare', expectedSource: 'field', expectedField: 'baseline' }, [conversation(sameRun)]);
+		const noField = await runTrace(
+			{ operation: 'compare', expectedSource: 'field', expectedField: 'baseline' },
+			[conversation(sameRun)],
+		);
 		expect(errorOf(noField, 'Trace')?.message).toBe('The item has no field "baseline"');
 	});
 
 	it('exports the trace as a JSON Lines file', async () => {
-		const run = await runTrace({ operation: 'exportJsonLines', binaryPropertyName: 'traceFile' }, [conversation(expected, { label: 'kept' })]);
+		const run = await runTrace({ operation: 'exportJsonLines', binaryPropertyName: 'traceFile' }, [
+			conversation(expected, { label: 'kept' }),
+		]);
 		const [item] = outputOf(run, 'Trace');
 		expect(item.json).toMatchObject({ label: 'kept', trace: expected });
-		expect(item.binary?.traceFile).toMatchObject({ fileName: 'trace.jsonl', mimeType: 'application/x-ndjson' });
-		expect(Buffer.from(item.binary!.traceFile.data, 'base64').toString('utf8')).toBe(toJsonLines(expected));
+		expect(item.binary?.traceFile).toMatchObject({
+			fileName: 'trace.jsonl',
+			mimeType: 'application/x-ndjson',
+		});
+		expect(Buffer.from(item.binary!.traceFile.data, 'base64').toString('utf8')).toBe(
+			toJsonLines(expected),
+		);
 	});
 
 	it('refuses to export an item without a trace', async () => {
 		const run = await runTrace({ operation: 'exportJsonLines' }, [{ json: { messages: [] } }]);
-		expect(errorOf(run, 'Trace')?.message).toBe("The trace: Not a trace: expected an item's json with a \"trace\" list, a list of trace entries, or JSON Lines with one entry per line, got undefined");
+		expect(errorOf(run, 'Trace')?.message).toBe(
+			'The trace: Not a trace: expected an item\'s json with a "trace" list, a list of trace entries, or JSON Lines with one entry per line, got undefined',
+		);
 	});
 });

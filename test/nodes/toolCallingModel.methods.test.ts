@@ -6,9 +6,14 @@ import { modelNode, modelNodeTypes } from '../support/modelWorkflow';
 import { DIALECT_IDS, startStandIn } from '../support/standIn';
 import { standInForEachTest } from '../support/standInPerTest';
 
-const api = standInForEachTest({ models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'], apiKey: 'sk-models-key' });
+const api = standInForEachTest({
+	models: ['gpt-4.1-mini', 'llama3.2', 'qwen3:8b', 'gpt-4.1'],
+	apiKey: 'sk-models-key',
+});
 
-const credentials = (extra: ICredentialDataDecryptedObject = {}): ICredentialDataDecryptedObject => ({
+const credentials = (
+	extra: ICredentialDataDecryptedObject = {},
+): ICredentialDataDecryptedObject => ({
 	baseUrl: `${api.baseURL}/`,
 	apiKey: 'sk-models-key',
 	organization: '',
@@ -18,57 +23,95 @@ const credentials = (extra: ICredentialDataDecryptedObject = {}): ICredentialDat
 const editor = (data: ICredentialDataDecryptedObject) =>
 	editorContextFor(modelNode('Model', {}), modelNodeTypes(), { openai: data });
 const testCredential = async (data: ICredentialDataDecryptedObject) =>
-	modelApiConnection.call(await credentialTestContext(), { id: '1', name: 'c', type: 'openAiCompatibleApi', data });
+	modelApiConnection.call(await credentialTestContext(), {
+		id: '1',
+		name: 'c',
+		type: 'openAiCompatibleApi',
+		data,
+	});
 
 describe('Tool Calling Model: models from the endpoint', () => {
 	it('lists the endpoint’s models, sorted and filtered, with the credential’s key and headers', async () => {
-		expect((await searchModels.call(await editor(credentials()))).results.map((model) => model.value)).toEqual([
-			'gpt-4.1',
-			'gpt-4.1-mini',
-			'llama3.2',
-			'qwen3:8b',
-		]);
+		expect(
+			(await searchModels.call(await editor(credentials()))).results.map((model) => model.value),
+		).toEqual(['gpt-4.1', 'gpt-4.1-mini', 'llama3.2', 'qwen3:8b']);
 		expect((await searchModels.call(await editor(credentials()), 'GPT')).results).toEqual([
 			{ name: 'gpt-4.1', value: 'gpt-4.1' },
 			{ name: 'gpt-4.1-mini', value: 'gpt-4.1-mini' },
 		]);
 		expect(api.requests[0]).toMatchObject({ method: 'GET', path: '/v1/models' });
-		expect(api.requests[0].headers).toMatchObject({ authorization: 'Bearer sk-models-key', 'x-title': 'n8n' });
+		expect(api.requests[0].headers).toMatchObject({
+			authorization: 'Bearer sk-models-key',
+			'x-title': 'n8n',
+		});
 	});
 
 	it('tests a credential by listing the models, and reports the vendor’s refusal', async () => {
-		expect(await testCredential(credentials())).toEqual({ status: 'OK', message: 'Connected: 4 models (gpt-4.1, gpt-4.1-mini, llama3.2, qwen3:8b)' });
+		expect(await testCredential(credentials())).toEqual({
+			status: 'OK',
+			message: 'Connected: 4 models (gpt-4.1, gpt-4.1-mini, llama3.2, qwen3:8b)',
+		});
 		const refused = await testCredential(credentials({ apiKey: 'sk-wrong' }));
 		expect(refused.status).toBe('Error');
 		expect(refused.message).toContain('Incorrect API key provided');
 		expect(refused.message).not.toContain('sk-wrong');
 		const unreachable = await testCredential(credentials({ baseUrl: 'http://127.0.0.1:9/v1' }));
-		expect(unreachable).toMatchObject({ status: 'Error', message: expect.stringContaining('Could not reach the model API at http://127.0.0.1:9/v1') });
+		expect(unreachable).toMatchObject({
+			status: 'Error',
+			message: expect.stringContaining('Could not reach the model API at http://127.0.0.1:9/v1'),
+		});
 	});
 });
 
 describe('Tool Calling Model: models and credential tests for every provider', () => {
 	const MODELS = ['alpha-model', 'beta-model'];
 
-	it.each(DIALECT_IDS)('%s: lists the models with the provider’s credential and path, and tests that credential', async (dialect) => {
-		const api = await startStandIn(dialect, { models: MODELS, apiKey: 'sk-provider-key' });
-		try {
-			const { credentialType } = PROVIDERS[dialect];
-			const data = { baseUrl: api.baseURL, apiKey: 'sk-provider-key', organization: '', version: '2023-06-01', headers: {} };
-			const node = modelNode('Model', { provider: dialect }, { credentials: { [credentialType]: { id: 'provider', name: 'provider' } } });
-			const listed = await searchModels.call(await editorContextFor(node, modelNodeTypes(), { provider: data }));
-			expect(listed.results.map((result) => result.value)).toEqual(MODELS);
+	it.each(DIALECT_IDS)(
+		'%s: lists the models with the provider’s credential and path, and tests that credential',
+		async (dialect) => {
+			const api = await startStandIn(dialect, { models: MODELS, apiKey: 'sk-provider-key' });
+			try {
+				const { credentialType } = PROVIDERS[dialect];
+				const data = {
+					baseUrl: api.baseURL,
+					apiKey: 'sk-provider-key',
+					organization: '',
+					version: '2023-06-01',
+					headers: {},
+				};
+				const node = modelNode(
+					'Model',
+					{ provider: dialect },
+					{ credentials: { [credentialType]: { id: 'provider', name: 'provider' } } },
+				);
+				const listed = await searchModels.call(
+					await editorContextFor(node, modelNodeTypes(), { provider: data }),
+				);
+				expect(listed.results.map((result) => result.value)).toEqual(MODELS);
 
-			const context = await credentialTestContext();
-			expect(await modelApiConnection.call(context, { id: '1', name: 'c', type: credentialType, data })).toEqual({
-				status: 'OK',
-				message: 'Connected: 2 models (alpha-model, beta-model)',
-			});
-			const refused = await modelApiConnection.call(context, { id: '1', name: 'c', type: credentialType, data: { ...data, apiKey: 'sk-wrong-key' } });
-			expect(refused.status).toBe('Error');
-			expect(refused.message).not.toContain('sk-wrong-key');
-		} finally {
-			await api.close();
-		}
-	});
+				const context = await credentialTestContext();
+				expect(
+					await modelApiConnection.call(context, {
+						id: '1',
+						name: 'c',
+						type: credentialType,
+						data,
+					}),
+				).toEqual({
+					status: 'OK',
+					message: 'Connected: 2 models (alpha-model, beta-model)',
+				});
+				const refused = await modelApiConnection.call(context, {
+					id: '1',
+					name: 'c',
+					type: credentialType,
+					data: { ...data, apiKey: 'sk-wrong-key' },
+				});
+				expect(refused.status).toBe('Error');
+				expect(refused.message).not.toContain('sk-wrong-key');
+			} finally {
+				await api.close();
+			}
+		},
+	);
 });

@@ -14,10 +14,19 @@ const addTool = {
 	server: 'everything',
 	mcpName: 'add',
 	description: 'Adds two numbers',
-	inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+	inputSchema: {
+		type: 'object',
+		properties: { a: { type: 'number' }, b: { type: 'number' } },
+		required: ['a', 'b'],
+	},
 };
 
-async function runModel(parameters: IDataObject, inputItems: Array<{ json: any }> = [{ json: {} }], extra = {}, credential = {}) {
+async function runModel(
+	parameters: IDataObject,
+	inputItems: Array<{ json: any }> = [{ json: {} }],
+	extra = {},
+	credential = {},
+) {
 	const run = await runWorkflow(chain(modelNode('Model', parameters, extra)), {
 		nodeTypes: modelNodeTypes(),
 		credentials: standInCredential(api, credential),
@@ -44,9 +53,17 @@ describe('Tool Calling Model', () => {
 		expect(json.messages).toEqual([
 			{ role: 'system', content: 'Use the tools.' },
 			{ role: 'user', content: 'What is 2 + 3?' },
-			{ role: 'assistant', content: null, tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } }] },
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: [
+					{ id: 'call_a', type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } },
+				],
+			},
 		]);
-		expect(json.toolCalls).toEqual([{ id: 'call_a', name: 'add', arguments: { a: 2, b: 3 }, rawArguments: '{"a":2,"b":3}' }]);
+		expect(json.toolCalls).toEqual([
+			{ id: 'call_a', name: 'add', arguments: { a: 2, b: 3 }, rawArguments: '{"a":2,"b":3}' },
+		]);
 		expect(json.rounds).toBe(1);
 		expect(json.question).toBe('2 + 3');
 
@@ -58,7 +75,16 @@ describe('Tool Calling Model', () => {
 				{ role: 'system', content: 'Use the tools.' },
 				{ role: 'user', content: 'What is 2 + 3?' },
 			],
-			tools: [{ type: 'function', function: { name: 'add', description: 'Adds two numbers', parameters: addTool.inputSchema } }],
+			tools: [
+				{
+					type: 'function',
+					function: {
+						name: 'add',
+						description: 'Adds two numbers',
+						parameters: addTool.inputSchema,
+					},
+				},
+			],
 			tool_choice: 'auto',
 		});
 		expect(request.headers.authorization).toBe('Bearer sk-test-secret-key');
@@ -66,7 +92,12 @@ describe('Tool Calling Model', () => {
 
 	it('records request and response in the trace with the key and auth headers redacted', async () => {
 		api.script(reply.text('Five.'));
-		const { answers } = await runModel({ userMessage: 'hi' }, [{ json: {} }], {}, { headers: { header: [{ name: 'X-Gateway-Key', value: 'gw-secret-123' }] } });
+		const { answers } = await runModel(
+			{ userMessage: 'hi' },
+			[{ json: {} }],
+			{},
+			{ headers: { header: [{ name: 'X-Gateway-Key', value: 'gw-secret-123' }] } },
+		);
 		const json = answers[0].json as any;
 		expect(json.trace).toHaveLength(2);
 		const [request, response] = json.trace;
@@ -120,17 +151,36 @@ describe('Tool Calling Model', () => {
 	});
 
 	it('maps tool names the vendor refuses and maps them back, node tools included', async () => {
-		api.script(reply.toolCalls([
-			{ id: 'c1', name: 'math_mul', arguments: '{"a":2,"b":4}' },
-			{ id: 'c2', name: 'lookup', arguments: '{"q":"x"}' },
-		]));
+		api.script(
+			reply.toolCalls([
+				{ id: 'c1', name: 'math_mul', arguments: '{"a":2,"b":4}' },
+				{ id: 'c2', name: 'lookup', arguments: '{"q":"x"}' },
+			]),
+		);
 		const mul = { ...addTool, name: 'math.mul', mcpName: 'math.mul' };
-		const nodeTools = JSON.stringify([{ type: 'function', function: { name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }]);
-		const { toolCalls } = await runModel({ userMessage: 'go', nodeTools }, [{ json: { tools: [mul] } }]);
-		expect(api.requests[0].body!.tools!.map((tool: any) => tool.function.name)).toEqual(['math_mul', 'lookup']);
+		const nodeTools = JSON.stringify([
+			{
+				type: 'function',
+				function: {
+					name: 'lookup',
+					description: 'Looks up',
+					parameters: { type: 'object', properties: { q: { type: 'string' } } },
+				},
+			},
+		]);
+		const { toolCalls } = await runModel({ userMessage: 'go', nodeTools }, [
+			{ json: { tools: [mul] } },
+		]);
+		expect(api.requests[0].body!.tools!.map((tool: any) => tool.function.name)).toEqual([
+			'math_mul',
+			'lookup',
+		]);
 		const json = toolCalls[0].json as any;
 		expect(json.toolCalls.map((call: any) => call.name)).toEqual(['math.mul', 'lookup']);
-		expect(json.messages.at(-1).tool_calls.map((call: any) => call.function.name)).toEqual(['math.mul', 'lookup']);
+		expect(json.messages.at(-1).tool_calls.map((call: any) => call.function.name)).toEqual([
+			'math.mul',
+			'lookup',
+		]);
 		expect(json.tools.map((tool: any) => tool.name)).toEqual(['math.mul', 'lookup']);
 	});
 
@@ -138,7 +188,12 @@ describe('Tool Calling Model', () => {
 		api.script(reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a": 2, "b": }' }]));
 		const { toolCalls } = await runModel({ userMessage: 'go' }, [{ json: { tools: [addTool] } }]);
 		const [call] = (toolCalls[0].json as any).toolCalls;
-		expect(call).toMatchObject({ id: 'c1', name: 'add', arguments: null, rawArguments: '{"a": 2, "b": }' });
+		expect(call).toMatchObject({
+			id: 'c1',
+			name: 'add',
+			arguments: null,
+			rawArguments: '{"a": 2, "b": }',
+		});
 		expect(call.argumentsError).toMatch(/not valid JSON/);
 	});
 
@@ -152,11 +207,19 @@ describe('Tool Calling Model', () => {
 		);
 		api.script(turn, turn);
 		const plain = await runModel({ userMessage: 'go' }, [{ json: { tools: [addTool] } }]);
-		const streamed = await runModel({ userMessage: 'go', options: { stream: true } }, [{ json: { tools: [addTool] } }]);
+		const streamed = await runModel({ userMessage: 'go', options: { stream: true } }, [
+			{ json: { tools: [addTool] } },
+		]);
 		const withoutTrace = ({ trace, ...rest }: any) => rest;
 		expect(withoutTrace(streamed.toolCalls[0].json)).toEqual(withoutTrace(plain.toolCalls[0].json));
-		expect((streamed.toolCalls[0].json as any).toolCalls[1].arguments).toEqual({ a: 'ten "quoted"', b: 1 });
-		expect(api.requests[1].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+		expect((streamed.toolCalls[0].json as any).toolCalls[1].arguments).toEqual({
+			a: 'ten "quoted"',
+			b: 1,
+		});
+		expect(api.requests[1].body).toMatchObject({
+			stream: true,
+			stream_options: { include_usage: true },
+		});
 		const response = (streamed.toolCalls[0].json as any).trace[1];
 		expect(response.streamedChunks).toBeGreaterThan(10);
 		expect(response.usage).toEqual((plain.toolCalls[0].json as any).trace[1].usage);
@@ -166,7 +229,9 @@ describe('Tool Calling Model', () => {
 		api.script(reply.rateLimited(0), reply.error(500), reply.text('done'));
 		const { answers } = await runModel({ userMessage: 'go', options: { maxRetries: 2 } });
 		expect(api.requests).toHaveLength(3);
-		expect((answers[0].json as any).trace[1].attempts.map((a: any) => [a.status, a.retryAfter])).toEqual([
+		expect(
+			(answers[0].json as any).trace[1].attempts.map((a: any) => [a.status, a.retryAfter]),
+		).toEqual([
 			[429, '0'],
 			[500, undefined],
 			[200, undefined],
@@ -174,7 +239,10 @@ describe('Tool Calling Model', () => {
 	});
 
 	it('stops retrying at the limit and raises the vendor’s message', async () => {
-		api.script(reply.error(503, 'Overloaded, try later'), reply.error(503, 'Overloaded, try later'));
+		api.script(
+			reply.error(503, 'Overloaded, try later'),
+			reply.error(503, 'Overloaded, try later'),
+		);
 		const { run } = await runModel({ userMessage: 'go', options: { maxRetries: 1 } });
 		const error = errorOf(run, 'Model') as any;
 		expect(error.message).toBe('Overloaded, try later');
@@ -182,16 +250,33 @@ describe('Tool Calling Model', () => {
 	});
 
 	it('raises other API errors at once, or keeps the conversation under continue-on-fail', async () => {
-		api.script(reply.error(400, { message: "Invalid schema for function 'add': 'object' is not valid", param: 'tools[0]' }));
+		api.script(
+			reply.error(400, {
+				message: "Invalid schema for function 'add': 'object' is not valid",
+				param: 'tools[0]',
+			}),
+		);
 		const { run } = await runModel({ userMessage: 'go' }, [{ json: { tools: [addTool] } }]);
-		expect(errorOf(run, 'Model')?.message).toBe("Invalid schema for function 'add': 'object' is not valid");
+		expect(errorOf(run, 'Model')?.message).toBe(
+			"Invalid schema for function 'add': 'object' is not valid",
+		);
 		expect(api.requests).toHaveLength(1);
 
 		// A failed item leaves by Final Answer: by Tool Calls it would loop back to the model without end.
 		api.script(reply.error(401), reply.text('second item fine'));
-		const kept = await runModel({ userMessage: 'go', options: { concurrency: 1 } }, [{ json: { id: 1 } }, { json: { id: 2, error: 'an earlier turn failed' } }], { onError: 'continueRegularOutput' });
+		const kept = await runModel(
+			{ userMessage: 'go', options: { concurrency: 1 } },
+			[{ json: { id: 1 } }, { json: { id: 2, error: 'an earlier turn failed' } }],
+			{ onError: 'continueRegularOutput' },
+		);
 		expect(kept.toolCalls).toEqual([]);
-		expect(kept.answers.map((item) => [item.json.id, String(item.json.error ?? 'none').slice(0, 24), item.json.answer])).toEqual([
+		expect(
+			kept.answers.map((item) => [
+				item.json.id,
+				String(item.json.error ?? 'none').slice(0, 24),
+				item.json.answer,
+			]),
+		).toEqual([
 			[1, 'Incorrect API key provid', undefined],
 			[2, 'none', 'second item fine'],
 		]);
@@ -199,15 +284,24 @@ describe('Tool Calling Model', () => {
 	});
 
 	it('hides secret keys (also inside the arguments text) and the Redact Paths in the trace, while the conversation keeps them', async () => {
-		api.script(reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3,"password":"hunter22"}' }]));
+		api.script(
+			reply.toolCalls([
+				{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3,"password":"hunter22"}' },
+			]),
+		);
 		const { toolCalls } = await runModel(
-			{ userMessage: 'my ssn is 123-45-6789', traceOptions: { redactPaths: 'payload.messages.*.content' } },
+			{
+				userMessage: 'my ssn is 123-45-6789',
+				traceOptions: { redactPaths: 'payload.messages.*.content' },
+			},
 			[{ json: { tools: [addTool] } }],
 		);
 		const json = toolCalls[0].json as any;
 		const [request, response] = json.trace;
 		expect(request.payload.messages).toEqual([{ role: 'user', content: '[redacted]' }]);
-		expect(JSON.parse(response.payload.choices[0].message.tool_calls[0].function.arguments)).toEqual({ a: 2, b: 3, password: '[redacted]' });
+		expect(
+			JSON.parse(response.payload.choices[0].message.tool_calls[0].function.arguments),
+		).toEqual({ a: 2, b: 3, password: '[redacted]' });
 		expect(JSON.stringify(json.trace)).not.toMatch(/hunter22|123-45-6789/);
 		// The next round and the tool need them as they were.
 		expect(json.messages[0].content).toBe('my ssn is 123-45-6789');
@@ -220,11 +314,21 @@ describe('Tool Calling Model', () => {
 			object: 'chat.completion',
 			created: 1,
 			model: 'gpt-4o-mini',
-			choices: [{ index: 0, message: { role: 'assistant', content: 'Not streamed.' }, finish_reason: 'stop' }],
+			choices: [
+				{
+					index: 0,
+					message: { role: 'assistant', content: 'Not streamed.' },
+					finish_reason: 'stop',
+				},
+			],
 		};
 		api.script(
 			reply.raw(200, JSON.stringify(completion), { 'content-type': 'application/json' }),
-			reply.raw(200, JSON.stringify({ error: { message: 'The gateway refused: quota exceeded' } }), { 'content-type': 'application/json' }),
+			reply.raw(
+				200,
+				JSON.stringify({ error: { message: 'The gateway refused: quota exceeded' } }),
+				{ 'content-type': 'application/json' },
+			),
 		);
 		const { answers } = await runModel({ userMessage: 'go', options: { stream: true } });
 		expect(answers[0].json).toMatchObject({ answer: 'Not streamed.' });
@@ -233,14 +337,32 @@ describe('Tool Calling Model', () => {
 	});
 
 	it('fails clearly on a stream cut in the middle', async () => {
-		api.script(reply.cutStream(3, reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3}' }])));
-		const { run } = await runModel({ userMessage: 'go', options: { stream: true, maxRetries: 0 } }, [{ json: { tools: [addTool] } }]);
-		expect(errorOf(run, 'Model')?.message).toMatch(/^The stream broke off \(.+\) after \d+ chunks, before the model finished its turn$/);
+		api.script(
+			reply.cutStream(3, reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":2,"b":3}' }])),
+		);
+		const { run } = await runModel(
+			{ userMessage: 'go', options: { stream: true, maxRetries: 0 } },
+			[{ json: { tools: [addTool] } }],
+		);
+		expect(errorOf(run, 'Model')?.message).toMatch(
+			/^The stream broke off \(.+\) after \d+ chunks, before the model finished its turn$/,
+		);
 	});
 
 	it('sends tool choice, parallel calls, temperature and token limit as set', async () => {
-		api.script(reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":1,"b":1}' }]), reply.toolCalls([{ id: 'c2', name: 'add', arguments: '{}' }]));
-		await runModel({ userMessage: 'go', toolChoice: 'named', toolName: 'add', options: { parallelToolCalls: false, temperature: 0.2, maxTokens: 50 } }, [{ json: { tools: [addTool] } }]);
+		api.script(
+			reply.toolCalls([{ id: 'c1', name: 'add', arguments: '{"a":1,"b":1}' }]),
+			reply.toolCalls([{ id: 'c2', name: 'add', arguments: '{}' }]),
+		);
+		await runModel(
+			{
+				userMessage: 'go',
+				toolChoice: 'named',
+				toolName: 'add',
+				options: { parallelToolCalls: false, temperature: 0.2, maxTokens: 50 },
+			},
+			[{ json: { tools: [addTool] } }],
+		);
 		await runModel({ userMessage: 'go', toolChoice: 'required' }, [{ json: { tools: [addTool] } }]);
 		expect(api.requests[0].body).toMatchObject({
 			tool_choice: { type: 'function', function: { name: 'add' } },
@@ -259,38 +381,73 @@ describe('Tool Calling Model', () => {
 	});
 
 	it('refuses a named tool choice that is not among the tools, before calling the API', async () => {
-		const { run } = await runModel({ userMessage: 'go', toolChoice: 'named', toolName: 'nope' }, [{ json: { tools: [addTool] } }]);
-		expect(errorOf(run, 'Model')?.message).toBe("Tool Choice names 'nope', which is not among the tools");
+		const { run } = await runModel({ userMessage: 'go', toolChoice: 'named', toolName: 'nope' }, [
+			{ json: { tools: [addTool] } },
+		]);
+		expect(errorOf(run, 'Model')?.message).toBe(
+			"Tool Choice names 'nope', which is not among the tools",
+		);
 		expect(api.requests).toHaveLength(0);
 	});
 
 	it('sends strict schemas, names the tools that cannot be strict, and drops the nulls strict mode adds', async () => {
 		const search = {
 			name: 'search',
-			inputSchema: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer' } }, required: ['q'] },
+			inputSchema: {
+				type: 'object',
+				properties: { q: { type: 'string' }, limit: { type: 'integer' } },
+				required: ['q'],
+			},
 		};
-		const loose = { name: 'loose', inputSchema: { type: 'object', properties: { v: { oneOf: [{ type: 'string' }, { type: 'number' }] } } } };
-		api.script(reply.toolCalls([{ id: 'c1', name: 'search', arguments: '{"q":"mcp","limit":null}' }]));
-		const { toolCalls } = await runModel({ userMessage: 'go', options: { strict: true } }, [{ json: { tools: [search, loose] } }]);
+		const loose = {
+			name: 'loose',
+			inputSchema: {
+				type: 'object',
+				properties: { v: { oneOf: [{ type: 'string' }, { type: 'number' }] } },
+			},
+		};
+		api.script(
+			reply.toolCalls([{ id: 'c1', name: 'search', arguments: '{"q":"mcp","limit":null}' }]),
+		);
+		const { toolCalls } = await runModel({ userMessage: 'go', options: { strict: true } }, [
+			{ json: { tools: [search, loose] } },
+		]);
 		const [sentSearch, sentLoose] = api.requests[0].body!.tools as any[];
 		expect(sentSearch.function).toMatchObject({
 			strict: true,
-			parameters: { additionalProperties: false, required: ['q', 'limit'], properties: { limit: { type: ['integer', 'null'] } } },
+			parameters: {
+				additionalProperties: false,
+				required: ['q', 'limit'],
+				properties: { limit: { type: ['integer', 'null'] } },
+			},
 		});
 		expect(sentLoose.function.strict).toBeUndefined();
 		const json = toolCalls[0].json as any;
-		expect(json.trace[0].notStrict).toEqual([{ name: 'loose', reason: expect.stringContaining('oneOf') }]);
-		expect(json.toolCalls[0]).toMatchObject({ arguments: { q: 'mcp' }, rawArguments: '{"q":"mcp","limit":null}' });
+		expect(json.trace[0].notStrict).toEqual([
+			{ name: 'loose', reason: expect.stringContaining('oneOf') },
+		]);
+		expect(json.toolCalls[0]).toMatchObject({
+			arguments: { q: 'mcp' },
+			rawArguments: '{"q":"mcp","limit":null}',
+		});
 	});
 
 	it('stops the loop at Max Rounds without calling the API', async () => {
-		const { answers } = await runModel({ userMessage: 'go', options: { maxRounds: 3 } }, [{ json: { rounds: 3, messages: [{ role: 'user', content: 'go' }] } }]);
-		expect(answers[0].json).toMatchObject({ rounds: 3, stopReason: 'Stopped before round 4: Max Rounds is 3' });
+		const { answers } = await runModel({ userMessage: 'go', options: { maxRounds: 3 } }, [
+			{ json: { rounds: 3, messages: [{ role: 'user', content: 'go' }] } },
+		]);
+		expect(answers[0].json).toMatchObject({
+			rounds: 3,
+			stopReason: 'Stopped before round 4: Max Rounds is 3',
+		});
 		expect(api.requests).toHaveLength(0);
 	});
 
 	it('refuses to take a turn while tool calls are pending', async () => {
-		const item = { messages: [{ role: 'user', content: 'go' }], toolCalls: [{ id: 'c', name: 'add', arguments: {}, rawArguments: '{}' }] };
+		const item = {
+			messages: [{ role: 'user', content: 'go' }],
+			toolCalls: [{ id: 'c', name: 'add', arguments: {}, rawArguments: '{}' }],
+		};
 		const { run } = await runModel({ userMessage: 'go' }, [{ json: item }]);
 		expect(errorOf(run, 'Model')?.message).toBe('1 tool calls are still pending (add)');
 	});
@@ -308,12 +465,19 @@ describe('Tool Calling Model', () => {
 
 	it('runs several items as independent conversations, in order', async () => {
 		api.script(reply.text('one'), reply.text('two'), reply.text('three'));
-		const { answers } = await runModel({ userMessage: '={{ $json.q }}', options: { concurrency: 1 } }, [{ json: { q: 'a' } }, { json: { q: 'b' } }, { json: { q: 'c' } }]);
+		const { answers } = await runModel(
+			{ userMessage: '={{ $json.q }}', options: { concurrency: 1 } },
+			[{ json: { q: 'a' } }, { json: { q: 'b' } }, { json: { q: 'c' } }],
+		);
 		expect(answers.map((item) => [item.json.q, item.json.answer, item.pairedItem])).toEqual([
 			['a', 'one', { item: 0 }],
 			['b', 'two', { item: 1 }],
 			['c', 'three', { item: 2 }],
 		]);
-		expect(api.requests.map((request) => (request.body!.messages[0] as any).content)).toEqual(['a', 'b', 'c']);
+		expect(api.requests.map((request) => (request.body!.messages[0] as any).content)).toEqual([
+			'a',
+			'b',
+			'c',
+		]);
 	});
 });

@@ -16,10 +16,25 @@ const schema = {
 describe('form fields from an input schema', () => {
 	it('gives one field per property with its type, options and required flag', () => {
 		expect(schemaToFormFields(schema)).toEqual([
-			{ id: 'path', displayName: 'path', required: true, type: 'string', description: 'File to read' },
+			{
+				id: 'path',
+				displayName: 'path',
+				required: true,
+				type: 'string',
+				description: 'File to read',
+			},
 			{ id: 'head', displayName: 'First lines', required: false, type: 'number' },
 			{ id: 'verbose', displayName: 'verbose', required: false, type: 'boolean' },
-			{ id: 'mode', displayName: 'mode', required: false, type: 'options', options: [{ name: 'fast', value: 'fast' }, { name: 'exact', value: 'exact' }] },
+			{
+				id: 'mode',
+				displayName: 'mode',
+				required: false,
+				type: 'options',
+				options: [
+					{ name: 'fast', value: 'fast' },
+					{ name: 'exact', value: 'exact' },
+				],
+			},
 			{ id: 'filter', displayName: 'filter', required: false, type: 'object' },
 			{ id: 'tags', displayName: 'tags', required: false, type: 'array' },
 		]);
@@ -34,6 +49,10 @@ describe('form fields from an input schema', () => {
 			),
 		).toEqual({ path: '', head: 10, verbose: true, filter: { a: 1 }, tags: ['x'] });
 		// What cannot be converted is kept for the schema check to report.
-		expect(formValuesToArguments({ path: 'a', head: 'ten', filter: '{oops' }, schema)).toEqual({ path: 'a', head: 'ten', filter: '{oops' });
+		expect(formValuesToArguments({ path: 'a', head: 'ten', filter: '{oops' }, schema)).toEqual({
+			path: 'a',
+			head: 'ten',
+			filter: '{oops',
+		});
 	});
 });

@@ -3,9 +3,14 @@ import { join } from 'node:path';
 import type { JsonSchema } from '../../lib/conversation/types';
 import { geminiSchemaViolations, toGeminiSchema } from '../../lib/schema/gemini';
 
-const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({ type: 'object', properties, ...extra });
+const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({
+	type: 'object',
+	properties,
+	...extra,
+});
 /** The converted schema of one property named `x`. */
-const property = (schema: unknown, extra: JsonSchema = {}) => toGeminiSchema(object({ x: schema }, extra)).properties?.x;
+const property = (schema: unknown, extra: JsonSchema = {}) =>
+	toGeminiSchema(object({ x: schema }, extra)).properties?.x;
 
 describe('toGeminiSchema', () => {
 	it('writes types in upper case and keeps description, required, items and bounds', () => {
@@ -36,7 +41,12 @@ describe('toGeminiSchema', () => {
 	});
 
 	it('sends an empty object for a tool without arguments, and for a root that is not an object', () => {
-		for (const schema of [{}, { type: 'object' }, { type: 'object', properties: {}, required: [] }, { type: 'string' }]) {
+		for (const schema of [
+			{},
+			{ type: 'object' },
+			{ type: 'object', properties: {}, required: [] },
+			{ type: 'string' },
+		]) {
 			expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: {} });
 		}
 	});
@@ -49,9 +59,23 @@ describe('toGeminiSchema', () => {
 			title: 'T',
 			type: 'object',
 			properties: {
-				s: { type: 'string', title: 'S', default: 'a', examples: ['b'], pattern: '^a', minLength: 1, maxLength: 9, readOnly: true },
+				s: {
+					type: 'string',
+					title: 'S',
+					default: 'a',
+					examples: ['b'],
+					pattern: '^a',
+					minLength: 1,
+					maxLength: 9,
+					readOnly: true,
+				},
 				n: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 9, multipleOf: 2 },
-				a: { type: 'array', items: { type: 'string' }, uniqueItems: true, contains: { const: 'x' } },
+				a: {
+					type: 'array',
+					items: { type: 'string' },
+					uniqueItems: true,
+					contains: { const: 'x' },
+				},
 			},
 			additionalProperties: false,
 			patternProperties: { '^x-': {} },
@@ -65,7 +89,11 @@ describe('toGeminiSchema', () => {
 		};
 		expect(toGeminiSchema(schema)).toEqual({
 			type: 'OBJECT',
-			properties: { s: { type: 'STRING' }, n: { type: 'NUMBER' }, a: { type: 'ARRAY', items: { type: 'STRING' } } },
+			properties: {
+				s: { type: 'STRING' },
+				n: { type: 'NUMBER' },
+				a: { type: 'ARRAY', items: { type: 'STRING' } },
+			},
 		});
 	});
 
@@ -96,12 +124,14 @@ describe('toGeminiSchema', () => {
 	it('turns null in a type array into nullable, and several types into anyOf', () => {
 		expect(property({ type: ['string', 'null'] })).toEqual({ type: 'STRING', nullable: true });
 		expect(property({ type: 'null' })).toEqual({ nullable: true });
-		expect(property({ type: ['integer', 'number', 'null'], minimum: 1, description: 'n' })).toEqual({
-			type: 'NUMBER',
-			minimum: 1,
-			description: 'n',
-			nullable: true,
-		});
+		expect(property({ type: ['integer', 'number', 'null'], minimum: 1, description: 'n' })).toEqual(
+			{
+				type: 'NUMBER',
+				minimum: 1,
+				description: 'n',
+				nullable: true,
+			},
+		);
 		expect(property({ type: ['string', 'array'], items: { type: 'integer' } })).toEqual({
 			anyOf: [{ type: 'STRING' }, { type: 'ARRAY', items: { type: 'INTEGER' } }],
 		});
@@ -111,31 +141,53 @@ describe('toGeminiSchema', () => {
 		expect(property({ oneOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual({
 			anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }],
 		});
-		expect(property({ anyOf: [{ type: 'string', description: 'inner' }, { type: 'null' }] })).toEqual({
+		expect(
+			property({ anyOf: [{ type: 'string', description: 'inner' }, { type: 'null' }] }),
+		).toEqual({
 			type: 'STRING',
 			description: 'inner',
 			nullable: true,
 		});
-		expect(property({ anyOf: [{ type: 'null' }, object({ a: { type: 'string' } })], description: 'outer' })).toEqual({
+		expect(
+			property({
+				anyOf: [{ type: 'null' }, object({ a: { type: 'string' } })],
+				description: 'outer',
+			}),
+		).toEqual({
 			type: 'OBJECT',
 			properties: { a: { type: 'STRING' } },
 			description: 'outer',
 			nullable: true,
 		});
-		expect(property({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] })).toEqual({
-			anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }],
-			nullable: true,
-		});
+		expect(property({ anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }] })).toEqual(
+			{
+				anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }],
+				nullable: true,
+			},
+		);
 	});
 
 	it('keeps a type beside a union and drops the union, which Gemini cannot hold together', () => {
-		const schema = object({ a: { type: 'string' }, b: { type: 'string' } }, { anyOf: [{ required: ['a'] }, { required: ['b'] }] });
-		expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' }, b: { type: 'STRING' } } });
+		const schema = object(
+			{ a: { type: 'string' }, b: { type: 'string' } },
+			{ anyOf: [{ required: ['a'] }, { required: ['b'] }] },
+		);
+		expect(toGeminiSchema(schema)).toEqual({
+			type: 'OBJECT',
+			properties: { a: { type: 'STRING' }, b: { type: 'STRING' } },
+		});
 	});
 
 	it('keeps string enums, and tells the model other allowed values in the description', () => {
-		expect(property({ type: 'string', enum: ['a', 'b'] })).toEqual({ type: 'STRING', enum: ['a', 'b'] });
-		expect(property({ enum: ['a', 'b', null] })).toEqual({ type: 'STRING', enum: ['a', 'b'], nullable: true });
+		expect(property({ type: 'string', enum: ['a', 'b'] })).toEqual({
+			type: 'STRING',
+			enum: ['a', 'b'],
+		});
+		expect(property({ enum: ['a', 'b', null] })).toEqual({
+			type: 'STRING',
+			enum: ['a', 'b'],
+			nullable: true,
+		});
 		expect(property({ type: 'integer', enum: [1, 2], description: 'Level' })).toEqual({
 			type: 'INTEGER',
 			description: 'Level (one of: 1, 2)',
@@ -150,13 +202,22 @@ describe('toGeminiSchema', () => {
 
 	it('turns const into an enum of one', () => {
 		expect(property({ const: 'fast' })).toEqual({ type: 'STRING', enum: ['fast'] });
-		expect(property({ type: 'integer', const: 3 })).toEqual({ type: 'INTEGER', description: 'One of: 3' });
+		expect(property({ type: 'integer', const: 3 })).toEqual({
+			type: 'INTEGER',
+			description: 'One of: 3',
+		});
 		expect(property({ const: null })).toEqual({ nullable: true });
 	});
 
 	it('reads a missing type off the other keywords, and leaves a value of any type untyped', () => {
-		expect(property({ properties: { a: { type: 'string' } } })).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' } } });
-		expect(property({ items: { type: 'string' } })).toEqual({ type: 'ARRAY', items: { type: 'STRING' } });
+		expect(property({ properties: { a: { type: 'string' } } })).toEqual({
+			type: 'OBJECT',
+			properties: { a: { type: 'STRING' } },
+		});
+		expect(property({ items: { type: 'string' } })).toEqual({
+			type: 'ARRAY',
+			items: { type: 'STRING' },
+		});
 		expect(property({})).toEqual({});
 		expect(property(true)).toEqual({});
 		expect(property({ description: 'anything' })).toEqual({ description: 'anything' });
@@ -164,10 +225,22 @@ describe('toGeminiSchema', () => {
 
 	it('gives every array items, a free-form object no properties, and drops forbidden and undeclared names', () => {
 		expect(property({ type: 'array' })).toEqual({ type: 'ARRAY', items: {} });
-		expect(property({ type: 'array', items: [{ type: 'string' }] })).toEqual({ type: 'ARRAY', items: {} });
-		expect(property({ type: 'object', additionalProperties: { type: 'string' } })).toEqual({ type: 'OBJECT' });
-		const schema = object({ a: { type: 'string' }, gone: false }, { required: ['a', 'gone', 'missing', 'a'] });
-		expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' } }, required: ['a'] });
+		expect(property({ type: 'array', items: [{ type: 'string' }] })).toEqual({
+			type: 'ARRAY',
+			items: {},
+		});
+		expect(property({ type: 'object', additionalProperties: { type: 'string' } })).toEqual({
+			type: 'OBJECT',
+		});
+		const schema = object(
+			{ a: { type: 'string' }, gone: false },
+			{ required: ['a', 'gone', 'missing', 'a'] },
+		);
+		expect(toGeminiSchema(schema)).toEqual({
+			type: 'OBJECT',
+			properties: { a: { type: 'STRING' } },
+			required: ['a'],
+		});
 	});
 
 	it('inlines local refs ($defs and definitions), the referring description winning', () => {
@@ -196,7 +269,10 @@ describe('toGeminiSchema', () => {
 		const schema = {
 			type: 'object',
 			$defs: {
-				Node: object({ name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }),
+				Node: object({
+					name: { type: 'string' },
+					children: { type: 'array', items: { $ref: '#/$defs/Node' } },
+				}),
 			},
 			properties: { root: { $ref: '#/$defs/Node' } },
 		};
@@ -218,20 +294,27 @@ describe('toGeminiSchema', () => {
 	});
 
 	it('merges a simple allOf and drops one it cannot merge', () => {
-		const merged = property({
-			allOf: [{ $ref: '#/$defs/Base' }, object({ b: { type: 'integer' } }, { required: ['b'] })],
-			description: 'Both',
-		}, { $defs: { Base: object({ a: { type: 'string' } }, { required: ['a'] }) } });
+		const merged = property(
+			{
+				allOf: [{ $ref: '#/$defs/Base' }, object({ b: { type: 'integer' } }, { required: ['b'] })],
+				description: 'Both',
+			},
+			{ $defs: { Base: object({ a: { type: 'string' } }, { required: ['a'] }) } },
+		);
 		expect(merged).toEqual({
 			type: 'OBJECT',
 			description: 'Both',
 			properties: { a: { type: 'STRING' }, b: { type: 'INTEGER' } },
 			required: ['a', 'b'],
 		});
-		expect(property({ allOf: [{ type: 'string' }, { type: 'integer' }], description: 'Impossible' })).toEqual({
+		expect(
+			property({ allOf: [{ type: 'string' }, { type: 'integer' }], description: 'Impossible' }),
+		).toEqual({
 			description: 'Impossible',
 		});
-		expect(property({ type: 'object', allOf: [{ anyOf: [{ required: ['a'] }] }] })).toEqual({ type: 'OBJECT' });
+		expect(property({ type: 'object', allOf: [{ anyOf: [{ required: ['a'] }] }] })).toEqual({
+			type: 'OBJECT',
+		});
 	});
 });
 
@@ -242,7 +325,11 @@ describe('geminiSchemaViolations', () => {
 				type: 'OBJECT',
 				properties: {
 					a: { type: 'STRING', enum: ['x'], format: 'enum', nullable: true, description: 'd' },
-					b: { type: 'ARRAY', items: { anyOf: [{ type: 'INTEGER', format: 'int32', minimum: 0 }, {}] }, minItems: 0 },
+					b: {
+						type: 'ARRAY',
+						items: { anyOf: [{ type: 'INTEGER', format: 'int32', minimum: 0 }, {}] },
+						minItems: 0,
+					},
 				},
 				required: ['a'],
 			}),
@@ -251,19 +338,71 @@ describe('geminiSchemaViolations', () => {
 
 	it.each<[string, unknown, string]>([
 		['a root that is not an object', { type: 'STRING' }, '/: parameters must be type OBJECT'],
-		['a JSON Schema type', { type: 'OBJECT', properties: { a: { type: 'string' } } }, '/properties/a: type "string" is not a Gemini type'],
-		['an unknown keyword', { type: 'OBJECT', additionalProperties: false }, '/: additionalProperties is not a Gemini Schema keyword'],
-		['a $ref', { type: 'OBJECT', properties: { a: { $ref: '#/x' } } }, '/properties/a: $ref is not a Gemini Schema keyword'],
-		['a keyword on the wrong type', { type: 'OBJECT', properties: { a: { type: 'STRING', items: { type: 'STRING' } } } }, '/properties/a: items needs type ARRAY'],
-		['an enum on a number', { type: 'OBJECT', properties: { a: { type: 'NUMBER', enum: ['1'] } } }, '/properties/a: enum needs type STRING'],
-		['an enum of numbers', { type: 'OBJECT', properties: { a: { type: 'STRING', enum: [1] } } }, '/properties/a: enum must be a non-empty list of strings'],
-		['a format Gemini does not know', { type: 'OBJECT', properties: { a: { type: 'STRING', format: 'email' } } }, '/properties/a: format "email" is not allowed for STRING'],
-		['an array without items', { type: 'OBJECT', properties: { a: { type: 'ARRAY' } } }, '/properties/a: ARRAY without items'],
-		['type beside anyOf', { type: 'OBJECT', properties: { a: { type: 'STRING', anyOf: [{ type: 'STRING' }] } } }, '/properties/a: type and anyOf together'],
-		['an empty anyOf', { type: 'OBJECT', properties: { a: { anyOf: [] } } }, '/properties/a: anyOf must be a non-empty list'],
-		['a required name not declared', { type: 'OBJECT', properties: {}, required: ['a'] }, '/: required names ["a"], which properties does not declare'],
-		['a count that is not one', { type: 'OBJECT', properties: { a: { type: 'ARRAY', items: {}, maxItems: -1 } } }, '/properties/a: maxItems must be a count'],
-		['a schema that is not an object', { type: 'OBJECT', properties: { a: true } }, '/properties/a: not a schema object'],
+		[
+			'a JSON Schema type',
+			{ type: 'OBJECT', properties: { a: { type: 'string' } } },
+			'/properties/a: type "string" is not a Gemini type',
+		],
+		[
+			'an unknown keyword',
+			{ type: 'OBJECT', additionalProperties: false },
+			'/: additionalProperties is not a Gemini Schema keyword',
+		],
+		[
+			'a $ref',
+			{ type: 'OBJECT', properties: { a: { $ref: '#/x' } } },
+			'/properties/a: $ref is not a Gemini Schema keyword',
+		],
+		[
+			'a keyword on the wrong type',
+			{ type: 'OBJECT', properties: { a: { type: 'STRING', items: { type: 'STRING' } } } },
+			'/properties/a: items needs type ARRAY',
+		],
+		[
+			'an enum on a number',
+			{ type: 'OBJECT', properties: { a: { type: 'NUMBER', enum: ['1'] } } },
+			'/properties/a: enum needs type STRING',
+		],
+		[
+			'an enum of numbers',
+			{ type: 'OBJECT', properties: { a: { type: 'STRING', enum: [1] } } },
+			'/properties/a: enum must be a non-empty list of strings',
+		],
+		[
+			'a format Gemini does not know',
+			{ type: 'OBJECT', properties: { a: { type: 'STRING', format: 'email' } } },
+			'/properties/a: format "email" is not allowed for STRING',
+		],
+		[
+			'an array without items',
+			{ type: 'OBJECT', properties: { a: { type: 'ARRAY' } } },
+			'/properties/a: ARRAY without items',
+		],
+		[
+			'type beside anyOf',
+			{ type: 'OBJECT', properties: { a: { type: 'STRING', anyOf: [{ type: 'STRING' }] } } },
+			'/properties/a: type and anyOf together',
+		],
+		[
+			'an empty anyOf',
+			{ type: 'OBJECT', properties: { a: { anyOf: [] } } },
+			'/properties/a: anyOf must be a non-empty list',
+		],
+		[
+			'a required name not declared',
+			{ type: 'OBJECT', properties: {}, required: ['a'] },
+			'/: required names ["a"], which properties does not declare',
+		],
+		[
+			'a count that is not one',
+			{ type: 'OBJECT', properties: { a: { type: 'ARRAY', items: {}, maxItems: -1 } } },
+			'/properties/a: maxItems must be a count',
+		],
+		[
+			'a schema that is not an object',
+			{ type: 'OBJECT', properties: { a: true } },
+			'/properties/a: not a schema object',
+		],
 	])('names %s', (_label, schema, violation) => {
 		expect(geminiSchemaViolations(schema)).toContain(violation);
 	});
@@ -276,19 +415,57 @@ describe('every converted schema obeys the rules', () => {
 			.filter((file) => file.endsWith('.request.json'))
 			.flatMap((file) => {
 				const fixture = JSON.parse(readFileSync(join(fixtures, folder, file), 'utf8'));
-				return (fixture.conversation?.tools ?? []).map((tool: { name: string; inputSchema: JsonSchema }): [string, JsonSchema] => [
-					`${folder}/${file} ${tool.name}`,
-					tool.inputSchema,
-				]);
+				return (fixture.conversation?.tools ?? []).map(
+					(tool: { name: string; inputSchema: JsonSchema }): [string, JsonSchema] => [
+						`${folder}/${file} ${tool.name}`,
+						tool.inputSchema,
+					],
+				);
 			}),
 	);
 	const awkward: Array<[string, JsonSchema]> = [
-		['type arrays everywhere', object({ a: { type: ['array', 'object', 'null'] }, b: { type: ['null'] } })],
+		[
+			'type arrays everywhere',
+			object({ a: { type: ['array', 'object', 'null'] }, b: { type: ['null'] } }),
+		],
 		['enum without type', object({ a: { enum: [1, 'a', null, true, [1], { k: 1 }] } })],
-		['nested unions', object({ a: { anyOf: [{ oneOf: [{ type: 'string' }, { type: 'null' }] }, { allOf: [{ type: 'integer' }] }] } })],
-		['refs in items and unions', { $defs: { S: { type: 'string', format: 'uuid' } }, ...object({ a: { type: 'array', items: { anyOf: [{ $ref: '#/$defs/S' }, { type: 'null' }] } } }) }],
-		['garbage keywords', object({ a: { type: 'strnig' }, b: { required: 'a', properties: [] }, c: { type: 'array', items: 'x', minItems: 'one' } }, { required: 'a' })],
-		['inherited names', JSON.parse('{"type":"object","properties":{"__proto__":{"type":"constructor"},"b":{"allOf":[{"properties":{"__proto__":{"type":"string"}}}]}}}')],
+		[
+			'nested unions',
+			object({
+				a: {
+					anyOf: [
+						{ oneOf: [{ type: 'string' }, { type: 'null' }] },
+						{ allOf: [{ type: 'integer' }] },
+					],
+				},
+			}),
+		],
+		[
+			'refs in items and unions',
+			{
+				$defs: { S: { type: 'string', format: 'uuid' } },
+				...object({
+					a: { type: 'array', items: { anyOf: [{ $ref: '#/$defs/S' }, { type: 'null' }] } },
+				}),
+			},
+		],
+		[
+			'garbage keywords',
+			object(
+				{
+					a: { type: 'strnig' },
+					b: { required: 'a', properties: [] },
+					c: { type: 'array', items: 'x', minItems: 'one' },
+				},
+				{ required: 'a' },
+			),
+		],
+		[
+			'inherited names',
+			JSON.parse(
+				'{"type":"object","properties":{"__proto__":{"type":"constructor"},"b":{"allOf":[{"properties":{"__proto__":{"type":"string"}}}]}}}',
+			),
+		],
 	];
 	it.each([...fixtureSchemas, ...awkward])('%s', (_label, schema) => {
 		expect(geminiSchemaViolations(toGeminiSchema(schema))).toEqual([]);

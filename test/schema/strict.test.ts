@@ -14,7 +14,11 @@ function reason(schema: JsonSchema): string {
 	return result.reason;
 }
 
-const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({ type: 'object', properties, ...extra });
+const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({
+	type: 'object',
+	properties,
+	...extra,
+});
 
 describe('toStrictSchema', () => {
 	it('closes the object and makes optional properties nullable (the wire-format example)', () => {
@@ -24,7 +28,10 @@ describe('toStrictSchema', () => {
 		);
 		expect(strict(schema)).toEqual({
 			type: 'object',
-			properties: { city: { type: 'string' }, unit: { type: ['string', 'null'], enum: ['C', 'F', null] } },
+			properties: {
+				city: { type: 'string' },
+				unit: { type: ['string', 'null'], enum: ['C', 'F', null] },
+			},
 			required: ['city', 'unit'],
 			additionalProperties: false,
 		});
@@ -79,7 +86,9 @@ describe('toStrictSchema', () => {
 		expect(strict(schema)).toEqual({
 			type: 'object',
 			properties: {
-				home: { anyOf: [{ $ref: '#/$defs/address', description: 'Where they live' }, { type: 'null' }] },
+				home: {
+					anyOf: [{ $ref: '#/$defs/address', description: 'Where they live' }, { type: 'null' }],
+				},
 				id: { anyOf: [{ anyOf: [{ type: 'string' }, { type: 'integer' }] }, { type: 'null' }] },
 				// The target already accepts null.
 				nick: { $ref: '#/$defs/maybeName' },
@@ -102,8 +111,14 @@ describe('toStrictSchema', () => {
 		const schema = object(
 			{
 				filter: object({ tag: { type: 'string' } }, { additionalProperties: false }),
-				rows: { type: 'array', items: object({ n: { type: 'integer' } }, { required: ['n'] }), minItems: 1 },
-				shape: { anyOf: [object({ r: { type: 'number' } }, { required: ['r'] }), { type: 'string' }] },
+				rows: {
+					type: 'array',
+					items: object({ n: { type: 'integer' } }, { required: ['n'] }),
+					minItems: 1,
+				},
+				shape: {
+					anyOf: [object({ r: { type: 'number' } }, { required: ['r'] }), { type: 'string' }],
+				},
 			},
 			{ required: ['filter', 'rows', 'shape'] },
 		);
@@ -118,12 +133,22 @@ describe('toStrictSchema', () => {
 				},
 				rows: {
 					type: 'array',
-					items: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false },
+					items: {
+						type: 'object',
+						properties: { n: { type: 'integer' } },
+						required: ['n'],
+						additionalProperties: false,
+					},
 					minItems: 1,
 				},
 				shape: {
 					anyOf: [
-						{ type: 'object', properties: { r: { type: 'number' } }, required: ['r'], additionalProperties: false },
+						{
+							type: 'object',
+							properties: { r: { type: 'number' } },
+							required: ['r'],
+							additionalProperties: false,
+						},
 						{ type: 'string' },
 					],
 				},
@@ -140,7 +165,10 @@ describe('toStrictSchema', () => {
 			required: ['tree'],
 			definitions: {
 				node: object(
-					{ value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/definitions/node' } } },
+					{
+						value: { type: 'string' },
+						children: { type: 'array', items: { $ref: '#/definitions/node' } },
+					},
 					{ required: ['value', 'children'] },
 				),
 			},
@@ -153,7 +181,10 @@ describe('toStrictSchema', () => {
 			definitions: {
 				node: {
 					type: 'object',
-					properties: { value: { type: 'string' }, children: { type: 'array', items: { $ref: '#/definitions/node' } } },
+					properties: {
+						value: { type: 'string' },
+						children: { type: 'array', items: { $ref: '#/definitions/node' } },
+					},
 					required: ['value', 'children'],
 					additionalProperties: false,
 				},
@@ -162,7 +193,9 @@ describe('toStrictSchema', () => {
 	});
 
 	it('accepts a ref to the root', () => {
-		expect(strict(object({ next: { $ref: '#' } }, { required: ['next'] })).properties).toEqual({ next: { $ref: '#' } });
+		expect(strict(object({ next: { $ref: '#' } }, { required: ['next'] })).properties).toEqual({
+			next: { $ref: '#' },
+		});
 	});
 
 	it('flattens a single-branch allOf with annotations beside it', () => {
@@ -170,7 +203,9 @@ describe('toStrictSchema', () => {
 			{ unit: { allOf: [{ $ref: '#/$defs/unit' }], description: 'Unit', default: 'C' } },
 			{ required: ['unit'], $defs: { unit: { type: 'string', enum: ['C', 'F'] } } },
 		);
-		expect(strict(schema).properties).toEqual({ unit: { $ref: '#/$defs/unit', description: 'Unit', default: 'C' } });
+		expect(strict(schema).properties).toEqual({
+			unit: { $ref: '#/$defs/unit', description: 'Unit', default: 'C' },
+		});
 	});
 
 	it('gives an empty object root its keys, and keeps root metadata', () => {
@@ -216,12 +251,18 @@ describe('toStrictSchema', () => {
 		const out = strict(schema);
 		expect(Object.keys(out.properties as object)).toEqual(['__proto__']);
 		expect(Object.getPrototypeOf(out.properties)).toBe(Object.prototype);
-		expect(JSON.stringify(out.properties)).toBe('{"__proto__":{"type":"string","pattern":"^a","format":"email","x-ui":1}}');
+		expect(JSON.stringify(out.properties)).toBe(
+			'{"__proto__":{"type":"string","pattern":"^a","format":"email","x-ui":1}}',
+		);
 	});
 
 	it('does not change its input', () => {
 		const schema = object(
-			{ a: { type: 'string' }, b: { anyOf: [object({ c: { type: 'integer' } })] }, d: { $ref: '#/$defs/d' } },
+			{
+				a: { type: 'string' },
+				b: { anyOf: [object({ c: { type: 'integer' } })] },
+				d: { $ref: '#/$defs/d' },
+			},
 			{ $defs: { d: { allOf: [{ type: 'string' }] } } },
 		);
 		const before = structuredClone(schema);
@@ -231,12 +272,25 @@ describe('toStrictSchema', () => {
 
 	it('agrees with openai-node where both accept (all properties required)', () => {
 		const schemas: JsonSchema[] = [
-			object({ city: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, { required: ['city', 'tags'] }),
+			object(
+				{ city: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
+				{ required: ['city', 'tags'] },
+			),
 			object(
 				{ where: { $ref: '#/$defs/place' }, when: { type: ['string', 'null'] } },
-				{ required: ['where', 'when'], $defs: { place: object({ lat: { type: 'number' } }, { required: ['lat'] }) } },
+				{
+					required: ['where', 'when'],
+					$defs: { place: object({ lat: { type: 'number' } }, { required: ['lat'] }) },
+				},
 			),
-			object({ pick: { anyOf: [{ type: 'string' }, object({ id: { type: 'integer' } }, { required: ['id'] })] } }, { required: ['pick'] }),
+			object(
+				{
+					pick: {
+						anyOf: [{ type: 'string' }, object({ id: { type: 'integer' } }, { required: ['id'] })],
+					},
+				},
+				{ required: ['pick'] },
+			),
 		];
 		for (const schema of schemas) {
 			expect(strict(schema)).toEqual(toStrictJsonSchema(structuredClone(schema) as never));
@@ -245,48 +299,208 @@ describe('toStrictSchema', () => {
 
 	describe('refuses, naming the first construct strict mode rejects', () => {
 		it.each<[string, JsonSchema, string]>([
-			['oneOf', object({ s: { oneOf: [{ type: 'string' }, { type: 'integer' }] } }), 'oneOf is not supported in strict mode (at /properties/s)'],
-			['not', object({ s: { type: 'string', not: { const: 'x' } } }), 'not is not supported in strict mode (at /properties/s)'],
-			['if', object({}, { if: { required: ['a'] }, then: { required: ['b'] } }), 'if is not supported in strict mode (at /)'],
-			['then', object({ a: { type: 'string', then: {} } }), 'then is not supported in strict mode (at /properties/a)'],
-			['else', object({ a: { type: 'string', else: {} } }), 'else is not supported in strict mode (at /properties/a)'],
-			['patternProperties', object({}, { patternProperties: { '^x': { type: 'string' } } }), 'patternProperties is not supported in strict mode (at /)'],
-			['propertyNames', object({}, { propertyNames: { maxLength: 3 } }), 'propertyNames is not supported in strict mode (at /)'],
-			['dependentRequired', object({}, { dependentRequired: { a: ['b'] } }), 'dependentRequired is not supported in strict mode (at /)'],
-			['dependentSchemas', object({}, { dependentSchemas: { a: {} } }), 'dependentSchemas is not supported in strict mode (at /)'],
-			['dependencies', object({}, { dependencies: { a: ['b'] } }), 'dependencies is not supported in strict mode (at /)'],
-			['unevaluatedProperties', object({}, { unevaluatedProperties: false }), 'unevaluatedProperties is not supported in strict mode (at /)'],
-			['unevaluatedItems', object({ l: { type: 'array', items: { type: 'string' }, unevaluatedItems: false } }), 'unevaluatedItems is not supported in strict mode (at /properties/l)'],
-			['minProperties', object({}, { minProperties: 1 }), 'minProperties is not supported in strict mode (at /)'],
-			['maxProperties', object({}, { maxProperties: 3 }), 'maxProperties is not supported in strict mode (at /)'],
-			['uniqueItems', object({ l: { type: 'array', items: { type: 'string' }, uniqueItems: true } }), 'uniqueItems is not supported in strict mode (at /properties/l)'],
-			['contains', object({ l: { type: 'array', items: { type: 'string' }, contains: { const: 'a' } } }), 'contains is not supported in strict mode (at /properties/l)'],
-			['prefixItems', object({ l: { type: 'array', prefixItems: [{ type: 'string' }] } }), 'prefixItems is not supported in strict mode (at /properties/l)'],
-			['additionalItems', object({ l: { type: 'array', items: { type: 'string' }, additionalItems: false } }), 'additionalItems is not supported in strict mode (at /properties/l)'],
-			['$dynamicRef', object({ a: { $dynamicRef: '#meta' } }), '$dynamicRef is not supported in strict mode (at /properties/a)'],
-			['additionalProperties: true', object({}, { additionalProperties: true }), 'additionalProperties must be false, got true (at /)'],
-			['additionalProperties: a schema', object({ m: object({}, { additionalProperties: { type: 'string' } }) }), 'additionalProperties must be false, got a schema (at /properties/m)'],
-			['a root that is not an object', { type: 'string' }, 'root must be type "object", got "string" (at /)'],
-			['a root that may be null', { type: ['object', 'null'], properties: {} }, 'root must be type "object", got ["object","null"] (at /)'],
-			['a root union', { anyOf: [object({}), object({})] }, 'root must be type "object", not a union (anyOf) (at /)'],
-			['a root object with anyOf', object({}, { anyOf: [object({}), object({})] }), 'root must be type "object", not a union (anyOf) (at /)'],
+			[
+				'oneOf',
+				object({ s: { oneOf: [{ type: 'string' }, { type: 'integer' }] } }),
+				'oneOf is not supported in strict mode (at /properties/s)',
+			],
+			[
+				'not',
+				object({ s: { type: 'string', not: { const: 'x' } } }),
+				'not is not supported in strict mode (at /properties/s)',
+			],
+			[
+				'if',
+				object({}, { if: { required: ['a'] }, then: { required: ['b'] } }),
+				'if is not supported in strict mode (at /)',
+			],
+			[
+				'then',
+				object({ a: { type: 'string', then: {} } }),
+				'then is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'else',
+				object({ a: { type: 'string', else: {} } }),
+				'else is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'patternProperties',
+				object({}, { patternProperties: { '^x': { type: 'string' } } }),
+				'patternProperties is not supported in strict mode (at /)',
+			],
+			[
+				'propertyNames',
+				object({}, { propertyNames: { maxLength: 3 } }),
+				'propertyNames is not supported in strict mode (at /)',
+			],
+			[
+				'dependentRequired',
+				object({}, { dependentRequired: { a: ['b'] } }),
+				'dependentRequired is not supported in strict mode (at /)',
+			],
+			[
+				'dependentSchemas',
+				object({}, { dependentSchemas: { a: {} } }),
+				'dependentSchemas is not supported in strict mode (at /)',
+			],
+			[
+				'dependencies',
+				object({}, { dependencies: { a: ['b'] } }),
+				'dependencies is not supported in strict mode (at /)',
+			],
+			[
+				'unevaluatedProperties',
+				object({}, { unevaluatedProperties: false }),
+				'unevaluatedProperties is not supported in strict mode (at /)',
+			],
+			[
+				'unevaluatedItems',
+				object({ l: { type: 'array', items: { type: 'string' }, unevaluatedItems: false } }),
+				'unevaluatedItems is not supported in strict mode (at /properties/l)',
+			],
+			[
+				'minProperties',
+				object({}, { minProperties: 1 }),
+				'minProperties is not supported in strict mode (at /)',
+			],
+			[
+				'maxProperties',
+				object({}, { maxProperties: 3 }),
+				'maxProperties is not supported in strict mode (at /)',
+			],
+			[
+				'uniqueItems',
+				object({ l: { type: 'array', items: { type: 'string' }, uniqueItems: true } }),
+				'uniqueItems is not supported in strict mode (at /properties/l)',
+			],
+			[
+				'contains',
+				object({ l: { type: 'array', items: { type: 'string' }, contains: { const: 'a' } } }),
+				'contains is not supported in strict mode (at /properties/l)',
+			],
+			[
+				'prefixItems',
+				object({ l: { type: 'array', prefixItems: [{ type: 'string' }] } }),
+				'prefixItems is not supported in strict mode (at /properties/l)',
+			],
+			[
+				'additionalItems',
+				object({ l: { type: 'array', items: { type: 'string' }, additionalItems: false } }),
+				'additionalItems is not supported in strict mode (at /properties/l)',
+			],
+			[
+				'$dynamicRef',
+				object({ a: { $dynamicRef: '#meta' } }),
+				'$dynamicRef is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'additionalProperties: true',
+				object({}, { additionalProperties: true }),
+				'additionalProperties must be false, got true (at /)',
+			],
+			[
+				'additionalProperties: a schema',
+				object({ m: object({}, { additionalProperties: { type: 'string' } }) }),
+				'additionalProperties must be false, got a schema (at /properties/m)',
+			],
+			[
+				'a root that is not an object',
+				{ type: 'string' },
+				'root must be type "object", got "string" (at /)',
+			],
+			[
+				'a root that may be null',
+				{ type: ['object', 'null'], properties: {} },
+				'root must be type "object", got ["object","null"] (at /)',
+			],
+			[
+				'a root union',
+				{ anyOf: [object({}), object({})] },
+				'root must be type "object", not a union (anyOf) (at /)',
+			],
+			[
+				'a root object with anyOf',
+				object({}, { anyOf: [object({}), object({})] }),
+				'root must be type "object", not a union (anyOf) (at /)',
+			],
 			['a root without any type', {}, 'schema has no type (strict mode needs one) (at /)'],
-			['a root $ref', { $ref: '#/$defs/a', $defs: { a: object({}) } }, 'root is a $ref; strict mode needs an inline object schema (at /)'],
-			['a remote $ref', object({ a: { $ref: 'https://example.com/a.json' } }), 'remote $ref "https://example.com/a.json" is not supported (at /properties/a)'],
-			['a $ref that does not resolve', object({ a: { $ref: '#/$defs/missing' } }), '$ref "#/$defs/missing" does not resolve (at /properties/a)'],
-			['a $ref beside constraints', object({ a: { $ref: '#', minLength: 1 } }), '$ref beside minLength is not supported in strict mode (at /properties/a)'],
-			['an array without items', object({ l: { type: 'array' } }), 'array without items (at /properties/l)'],
-			['tuple items', object({ l: { type: 'array', items: [{ type: 'string' }] } }), 'items must be one schema (tuple or boolean items are not supported) (at /properties/l)'],
-			['a schema without type', object({ any: {} }), 'schema has no type (strict mode needs one) (at /properties/any)'],
-			['an empty items schema', object({ l: { type: 'array', items: {} } }), 'schema has no type (strict mode needs one) (at /properties/l/items)'],
+			[
+				'a root $ref',
+				{ $ref: '#/$defs/a', $defs: { a: object({}) } },
+				'root is a $ref; strict mode needs an inline object schema (at /)',
+			],
+			[
+				'a remote $ref',
+				object({ a: { $ref: 'https://example.com/a.json' } }),
+				'remote $ref "https://example.com/a.json" is not supported (at /properties/a)',
+			],
+			[
+				'a $ref that does not resolve',
+				object({ a: { $ref: '#/$defs/missing' } }),
+				'$ref "#/$defs/missing" does not resolve (at /properties/a)',
+			],
+			[
+				'a $ref beside constraints',
+				object({ a: { $ref: '#', minLength: 1 } }),
+				'$ref beside minLength is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'an array without items',
+				object({ l: { type: 'array' } }),
+				'array without items (at /properties/l)',
+			],
+			[
+				'tuple items',
+				object({ l: { type: 'array', items: [{ type: 'string' }] } }),
+				'items must be one schema (tuple or boolean items are not supported) (at /properties/l)',
+			],
+			[
+				'a schema without type',
+				object({ any: {} }),
+				'schema has no type (strict mode needs one) (at /properties/any)',
+			],
+			[
+				'an empty items schema',
+				object({ l: { type: 'array', items: {} } }),
+				'schema has no type (strict mode needs one) (at /properties/l/items)',
+			],
 			['a boolean schema', object({ any: true }), 'boolean schema true (at /properties/any)'],
-			['a free-form nested object', object({ headers: { type: 'object' } }), 'free-form object (no properties) cannot be closed without losing its keys (at /properties/headers)'],
-			['a free-form object with empty properties', object({ m: object({}) }), 'free-form object (no properties) cannot be closed without losing its keys (at /properties/m)'],
-			['required naming an undeclared property', object({ a: { type: 'string' } }, { required: ['a', 'b'] }), 'required names "b", which properties does not declare (at /)'],
-			['an allOf intersection', object({ a: { allOf: [object({}), object({})] } }), 'allOf with more than one schema is not supported in strict mode (at /properties/a)'],
-			['allOf beside constraints', object({ a: { allOf: [{ type: 'string' }], minLength: 2 } }), 'allOf beside other keywords is not supported in strict mode (at /properties/a)'],
-			['a nested $id', object({ a: { $id: 'urn:a', type: 'string' } }), 'nested $id is not supported in strict mode (at /properties/a)'],
-			['an unsupported keyword inside $defs', object({}, { $defs: { d: { oneOf: [] } } }), 'oneOf is not supported in strict mode (at /$defs/d)'],
+			[
+				'a free-form nested object',
+				object({ headers: { type: 'object' } }),
+				'free-form object (no properties) cannot be closed without losing its keys (at /properties/headers)',
+			],
+			[
+				'a free-form object with empty properties',
+				object({ m: object({}) }),
+				'free-form object (no properties) cannot be closed without losing its keys (at /properties/m)',
+			],
+			[
+				'required naming an undeclared property',
+				object({ a: { type: 'string' } }, { required: ['a', 'b'] }),
+				'required names "b", which properties does not declare (at /)',
+			],
+			[
+				'an allOf intersection',
+				object({ a: { allOf: [object({}), object({})] } }),
+				'allOf with more than one schema is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'allOf beside constraints',
+				object({ a: { allOf: [{ type: 'string' }], minLength: 2 } }),
+				'allOf beside other keywords is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'a nested $id',
+				object({ a: { $id: 'urn:a', type: 'string' } }),
+				'nested $id is not supported in strict mode (at /properties/a)',
+			],
+			[
+				'an unsupported keyword inside $defs',
+				object({}, { $defs: { d: { oneOf: [] } } }),
+				'oneOf is not supported in strict mode (at /$defs/d)',
+			],
 		])('%s', (_label, schema, expected) => {
 			expect(reason(schema)).toBe(expected);
 		});
@@ -302,7 +516,15 @@ describe('dropAddedNulls', () => {
 			home: { $ref: '#/$defs/address' },
 			stops: { type: 'array', items: { $ref: '#/$defs/address' } },
 		},
-		{ required: ['city'], $defs: { address: object({ street: { type: 'string' }, zip: { type: 'string' } }, { required: ['street'] }) } },
+		{
+			required: ['city'],
+			$defs: {
+				address: object(
+					{ street: { type: 'string' }, zip: { type: 'string' } },
+					{ required: ['street'] },
+				),
+			},
+		},
 	);
 
 	it('drops the nulls strict mode forced on optional properties, and only those', () => {
@@ -311,7 +533,10 @@ describe('dropAddedNulls', () => {
 			unit: null,
 			note: null,
 			home: { street: 'Main', zip: null },
-			stops: [{ street: 'A', zip: null }, { street: 'B', zip: '1' }],
+			stops: [
+				{ street: 'A', zip: null },
+				{ street: 'B', zip: '1' },
+			],
 			extra: null,
 		};
 		expect(dropAddedNulls(args, schema)).toEqual({
@@ -328,7 +553,10 @@ describe('dropAddedNulls', () => {
 	});
 
 	it('round-trips with toStrictSchema: what the strict schema forces, the original gets back', () => {
-		const original = object({ q: { type: 'string' }, limit: { type: 'integer' } }, { required: ['q'] });
+		const original = object(
+			{ q: { type: 'string' }, limit: { type: 'integer' } },
+			{ required: ['q'] },
+		);
 		const strictSchema = strict(original);
 		expect(strictSchema.required).toEqual(['q', 'limit']);
 		expect(dropAddedNulls({ q: 'x', limit: null }, original)).toEqual({ q: 'x' });

@@ -6,7 +6,10 @@ const weather = {
 		city: { type: 'string', minLength: 1 },
 		unit: { enum: ['C', 'F'] },
 		when: { type: 'string', format: 'date' },
-		stops: { type: 'array', items: { type: 'object', properties: { at: { type: 'integer' } }, required: ['at'] } },
+		stops: {
+			type: 'array',
+			items: { type: 'object', properties: { at: { type: 'integer' } }, required: ['at'] },
+		},
 	},
 	required: ['city'],
 	additionalProperties: false,
@@ -15,22 +18,45 @@ const weather = {
 describe('SchemaValidator', () => {
 	it('accepts valid arguments and reports every problem of invalid ones with path and rule', () => {
 		const validator = new SchemaValidator();
-		expect(validator.check(weather, { city: 'Oslo', unit: 'C', when: '2026-12-02' })).toEqual({ status: 'valid' });
+		expect(validator.check(weather, { city: 'Oslo', unit: 'C', when: '2026-12-02' })).toEqual({
+			status: 'valid',
+		});
 
-		const result = validator.check(weather, { unit: 'K', when: 'tomorrow', stops: [{ at: 'noon' }], wind: true });
+		const result = validator.check(weather, {
+			unit: 'K',
+			when: 'tomorrow',
+			stops: [{ at: 'noon' }],
+			wind: true,
+		});
 		expect(result.status).toBe('invalid');
 		const text = describeIssues(result.status === 'invalid' ? result.issues : []);
-		expect(text).toContain("- the arguments object must have required property 'city' (schema rule #/required)");
-		expect(text).toContain("- the arguments object has an undeclared property 'wind' (schema rule #/additionalProperties)");
-		expect(text).toContain('\'/unit\' must be one of ["C","F"] (schema rule #/properties/unit/enum)');
+		expect(text).toContain(
+			"- the arguments object must have required property 'city' (schema rule #/required)",
+		);
+		expect(text).toContain(
+			"- the arguments object has an undeclared property 'wind' (schema rule #/additionalProperties)",
+		);
+		expect(text).toContain(
+			'\'/unit\' must be one of ["C","F"] (schema rule #/properties/unit/enum)',
+		);
 		expect(text).toContain('\'/when\' must match format "date"');
-		expect(text).toContain("'/stops/0/at' must be integer (schema rule #/properties/stops/items/properties/at/type)");
+		expect(text).toContain(
+			"'/stops/0/at' must be integer (schema rule #/properties/stops/items/properties/at/type)",
+		);
 	});
 
 	it('compiles each distinct schema once, whatever its key order', () => {
 		const validator = new SchemaValidator();
 		for (let i = 0; i < 100; i++) validator.check(weather, { city: `c${i}` });
-		validator.check({ required: ['city'], additionalProperties: false, properties: weather.properties, type: 'object' }, {});
+		validator.check(
+			{
+				required: ['city'],
+				additionalProperties: false,
+				properties: weather.properties,
+				type: 'object',
+			},
+			{},
+		);
 		expect(validator.cachedSchemaCount).toBe(1);
 		validator.check({ type: 'object' }, {});
 		expect(validator.cachedSchemaCount).toBe(2);
@@ -38,24 +64,53 @@ describe('SchemaValidator', () => {
 
 	it('follows $schema: draft-07 tuples with items arrays, 2020-12 with prefixItems', () => {
 		const validator = new SchemaValidator();
-		const draft07 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }, { type: 'number' }] };
+		const draft07 = {
+			$schema: 'http://json-schema.org/draft-07/schema#',
+			type: 'array',
+			items: [{ type: 'string' }, { type: 'number' }],
+		};
 		expect(validator.check(draft07, ['a', 1]).status).toBe('valid');
 		expect(validator.check(draft07, [1, 'a']).status).toBe('invalid');
-		const draft2020 = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'array', prefixItems: [{ type: 'string' }] };
+		const draft2020 = {
+			$schema: 'https://json-schema.org/draft/2020-12/schema',
+			type: 'array',
+			prefixItems: [{ type: 'string' }],
+		};
 		expect(validator.check(draft2020, [1]).status).toBe('invalid');
 	});
 
 	it('tolerates vendor keywords and reuse of one $id by different schemas', () => {
 		const validator = new SchemaValidator();
-		expect(validator.check({ type: 'object', 'x-google-hint': 1, $id: 'https://tools.example/input.json', properties: { a: { type: 'string' } } }, { a: 'x' }).status).toBe('valid');
-		expect(validator.check({ type: 'object', $id: 'https://tools.example/input.json', properties: { a: { type: 'number' } } }, { a: 'x' }).status).toBe('invalid');
+		expect(
+			validator.check(
+				{
+					type: 'object',
+					'x-google-hint': 1,
+					$id: 'https://tools.example/input.json',
+					properties: { a: { type: 'string' } },
+				},
+				{ a: 'x' },
+			).status,
+		).toBe('valid');
+		expect(
+			validator.check(
+				{
+					type: 'object',
+					$id: 'https://tools.example/input.json',
+					properties: { a: { type: 'number' } },
+				},
+				{ a: 'x' },
+			).status,
+		).toBe('invalid');
 	});
 
 	it('says it could not check when a schema cannot compile, without fetching remote refs', () => {
 		const validator = new SchemaValidator();
 		const result = validator.check({ $ref: 'https://example.com/schema.json' }, {});
 		expect(result.status).toBe('unchecked');
-		expect(result.status === 'unchecked' && result.reason).toMatch(/can't resolve reference|resolve/i);
+		expect(result.status === 'unchecked' && result.reason).toMatch(
+			/can't resolve reference|resolve/i,
+		);
 	});
 
 	it('caps the report at ten issues', () => {

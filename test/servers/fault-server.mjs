@@ -196,7 +196,7 @@ const tools = [
 		run: async ({ ms, progress }, extra, request) => {
 			const token = request.params._meta?.progressToken;
 			// Steps of 100 ms, a notification after each but the last: the count does not depend on timer drift under load.
-			for (let waited = 0; waited < ms; ) {
+			for (let waited = 0; waited < ms;) {
 				const step = Math.min(100, ms - waited);
 				await sleep(step, extra.signal);
 				waited += step;
@@ -204,7 +204,12 @@ const tools = [
 					await extra
 						.sendNotification({
 							method: 'notifications/progress',
-							params: { progressToken: token, progress: waited, total: ms, message: `${waited} of ${ms} ms` },
+							params: {
+								progressToken: token,
+								progress: waited,
+								total: ms,
+								message: `${waited} of ${ms} ms`,
+							},
 						})
 						.catch(() => {});
 				}
@@ -242,18 +247,31 @@ const tools = [
 		name: 'fail',
 		description: 'Answers with a tool error (isError: true).',
 		inputSchema: noArgs,
-		run: () => ({ isError: true, content: [{ type: 'text', text: 'The tool failed on purpose.' }] }),
+		run: () => ({
+			isError: true,
+			content: [{ type: 'text', text: 'The tool failed on purpose.' }],
+		}),
 	},
 	{
 		name: 'env_file',
-		description: 'Tells its environment: as text, and as a text file (an embedded resource), both with every variable and value.',
+		description:
+			'Tells its environment: as text, and as a text file (an embedded resource), both with every variable and value.',
 		inputSchema: noArgs,
 		run: () => {
-			const listing = Object.entries(process.env).map(([name, value]) => `${name}=${value}`).join('\n');
+			const listing = Object.entries(process.env)
+				.map(([name, value]) => `${name}=${value}`)
+				.join('\n');
 			return {
 				content: [
 					{ type: 'text', text: listing },
-					{ type: 'resource', resource: { uri: 'fault://env.txt', mimeType: 'text/plain', blob: Buffer.from(listing).toString('base64') } },
+					{
+						type: 'resource',
+						resource: {
+							uri: 'fault://env.txt',
+							mimeType: 'text/plain',
+							blob: Buffer.from(listing).toString('base64'),
+						},
+					},
 				],
 			};
 		},
@@ -280,7 +298,8 @@ const tools = [
 	},
 	{
 		name: 'garbage',
-		description: 'Writes lines that are not JSON-RPC to stdout (stdio only), then answers normally.',
+		description:
+			'Writes lines that are not JSON-RPC to stdout (stdio only), then answers normally.',
 		inputSchema: noArgs,
 		run: () => {
 			if (options.http === undefined) {
@@ -365,16 +384,21 @@ const tools = [
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const byName = new Map(
-	tools.map((tool) => [options.prefix + tool.name, { ...tool, validate: ajv.compile(tool.inputSchema) }]),
+	tools.map((tool) => [
+		options.prefix + tool.name,
+		{ ...tool, validate: ajv.compile(tool.inputSchema) },
+	]),
 );
-const listed = tools.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({
-	name: options.prefix + name,
-	title,
-	description,
-	inputSchema,
-	outputSchema,
-	annotations,
-}));
+const listed = tools.map(
+	({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+		name: options.prefix + name,
+		title,
+		description,
+		inputSchema,
+		outputSchema,
+		annotations,
+	}),
+);
 
 // Cursors are opaque to clients; here they only carry the offset of the next page.
 const encodeCursor = (offset) => Buffer.from(JSON.stringify({ offset })).toString('base64url');
@@ -464,7 +488,8 @@ function serveHttp(port) {
 			if (!transport) return reply(res, 404, jsonRpcError('Session not found'));
 			return transport.handleRequest(req, res);
 		}
-		if (req.method !== 'POST') return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
+		if (req.method !== 'POST')
+			return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
 		let body;
 		try {
 			body = await readJson(req);
@@ -475,7 +500,8 @@ function serveHttp(port) {
 				id: null,
 			});
 		}
-		if (!isInitializeRequest(body)) return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
+		if (!isInitializeRequest(body))
+			return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
 		const transport = new StreamableHTTPServerTransport({
 			sessionIdGenerator: () => randomUUID(),
 			onsessioninitialized: (id) => streamable.set(id, transport),
@@ -499,13 +525,17 @@ function serveHttp(port) {
 		const url = new URL(req.url, 'http://127.0.0.1');
 		for (const { name, value } of options.requiredHeaders) {
 			if (req.headers[name] !== value) {
-				return reply(res, 401, { error: 'unauthorized', message: `Missing or wrong ${name} header` });
+				return reply(res, 401, {
+					error: 'unauthorized',
+					message: `Missing or wrong ${name} header`,
+				});
 			}
 		}
 		if (url.pathname === '/mcp' && !options.sseOnly) return handleStreamable(req, res);
 		if (url.pathname === '/sse') {
 			// A POST here is a client probing for Streamable HTTP; 405 sends it to the SSE fallback.
-			if (req.method !== 'GET') return reply(res, 405, jsonRpcError('Method not allowed'), { Allow: 'GET' });
+			if (req.method !== 'GET')
+				return reply(res, 405, jsonRpcError('Method not allowed'), { Allow: 'GET' });
 			return handleSseStream(res);
 		}
 		if (url.pathname === '/messages' && req.method === 'POST') {

@@ -80,7 +80,9 @@ interface HttpClientOptions {
 
 async function connectStreamable(url: string, { headers, fetch }: HttpClientOptions = {}) {
 	const client = newClient();
-	await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch }));
+	await client.connect(
+		new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch }),
+	);
 	return client;
 }
 
@@ -91,7 +93,9 @@ async function connectSse(url: string, { headers, fetch }: HttpClientOptions = {
 }
 
 /** Backwards-compatible connect as the MCP spec describes it: Streamable HTTP first, legacy SSE after a 4xx. */
-async function connectWithFallback(url: string): Promise<{ client: Client; via: 'streamable' | 'sse' }> {
+async function connectWithFallback(
+	url: string,
+): Promise<{ client: Client; via: 'streamable' | 'sse' }> {
 	try {
 		return { client: await connectStreamable(url), via: 'streamable' };
 	} catch (error) {
@@ -112,7 +116,11 @@ async function listAllTools(client: Client) {
 	return { pages, tools: pages.flatMap((page) => page.tools) };
 }
 
-async function call(client: Client, name: string, args?: Record<string, unknown>): Promise<CallToolResult> {
+async function call(
+	client: Client,
+	name: string,
+	args?: Record<string, unknown>,
+): Promise<CallToolResult> {
 	return (await client.callTool({ name, arguments: args })) as CallToolResult;
 }
 
@@ -154,13 +162,21 @@ describe('fault server over stdio', () => {
 		const { client } = await connectStdio(faultStdio());
 		const byName = new Map((await listAllTools(client)).tools.map((tool) => [tool.name, tool]));
 		for (const tool of byName.values()) expect(tool.inputSchema.type).toBe('object');
-		expect(byName.get('echo')!.inputSchema).toMatchObject({ required: ['text'], additionalProperties: false });
-		expect(byName.get('add')!.outputSchema).toMatchObject({ properties: { sum: { type: 'number' } } });
+		expect(byName.get('echo')!.inputSchema).toMatchObject({
+			required: ['text'],
+			additionalProperties: false,
+		});
+		expect(byName.get('add')!.outputSchema).toMatchObject({
+			properties: { sum: { type: 'number' } },
+		});
 		expect(byName.get('submit_order')!.inputSchema).toMatchObject({
 			$schema: 'https://json-schema.org/draft/2020-12/schema',
 			properties: {
 				priority: { enum: ['low', 'normal', 'high'] },
-				items: { type: 'array', items: { required: ['sku', 'quantity'], additionalProperties: false } },
+				items: {
+					type: 'array',
+					items: { required: ['sku', 'quantity'], additionalProperties: false },
+				},
 			},
 		});
 	});
@@ -178,7 +194,9 @@ describe('fault server over stdio', () => {
 			priority: 'high',
 			note: null,
 		};
-		expect((await call(client, 'submit_order', order)).structuredContent).toEqual({ received: order });
+		expect((await call(client, 'submit_order', order)).structuredContent).toEqual({
+			received: order,
+		});
 		const invalid = await call(client, 'echo', { text: 1, extra: true });
 		expect(invalid.isError).toBe(true);
 		expect(firstText(invalid)).toMatch(/Invalid arguments for tool echo/);
@@ -189,10 +207,14 @@ describe('fault server over stdio', () => {
 		const { client } = await connectStdio(faultStdio());
 		const updates: Progress[] = [];
 		const onprogress = (progress: Progress) => updates.push(progress);
-		const quiet = await client.callTool({ name: 'slow', arguments: { ms: 250 } }, undefined, { onprogress });
+		const quiet = await client.callTool({ name: 'slow', arguments: { ms: 250 } }, undefined, {
+			onprogress,
+		});
 		expect(firstText(quiet as CallToolResult)).toBe('waited 250 ms');
 		expect(updates).toEqual([]);
-		await client.callTool({ name: 'slow', arguments: { ms: 450, progress: true } }, undefined, { onprogress });
+		await client.callTool({ name: 'slow', arguments: { ms: 450, progress: true } }, undefined, {
+			onprogress,
+		});
 		expect(updates.map((update) => update.progress)).toEqual([100, 200, 300, 400]);
 		expect(updates[0]).toMatchObject({ total: 450, message: '100 of 450 ms' });
 	});
@@ -238,9 +260,13 @@ describe('fault server over stdio', () => {
 		expect(raw.structuredContent).toEqual({ count: 'many' });
 		expect(new Ajv2020().validate(schema, raw.structuredContent)).toBe(false);
 		// The SDK client keeps output validators only for the page it listed last.
-		const page = pages.find((candidate) => candidate.tools.some((tool) => tool.name === 'bad_output'))!;
+		const page = pages.find((candidate) =>
+			candidate.tools.some((tool) => tool.name === 'bad_output'),
+		)!;
 		await client.listTools({ cursor: page.cursor });
-		await expect(call(client, 'bad_output')).rejects.toThrow(/does not match the tool's output schema/);
+		await expect(call(client, 'bad_output')).rejects.toThrow(
+			/does not match the tool's output schema/,
+		);
 	});
 
 	it('answers garbage after non-JSON lines on stdout, which the SDK client skips', async () => {
@@ -255,7 +281,13 @@ describe('fault server over stdio', () => {
 	it('returns image, audio, embedded blob, resource link and text from image', async () => {
 		const { client } = await connectStdio(faultStdio());
 		const { content } = await call(client, 'image');
-		expect(content.map((item) => item.type)).toEqual(['image', 'audio', 'resource', 'resource_link', 'text']);
+		expect(content.map((item) => item.type)).toEqual([
+			'image',
+			'audio',
+			'resource',
+			'resource_link',
+			'text',
+		]);
 		const [image, audio, resource, link] = content;
 		if (
 			image.type !== 'image' ||
@@ -269,7 +301,10 @@ describe('fault server over stdio', () => {
 		expect(Buffer.from(image.data, 'base64').subarray(0, 8)).toEqual(pngSignature);
 		expect(image.mimeType).toBe('image/png');
 		expect(Buffer.from(audio.data, 'base64').toString('ascii', 8, 12)).toBe('WAVE');
-		expect(resource.resource).toMatchObject({ uri: 'fault://files/blob.bin', blob: expect.any(String) });
+		expect(resource.resource).toMatchObject({
+			uri: 'fault://files/blob.bin',
+			blob: expect.any(String),
+		});
 		expect(link).toMatchObject({ uri: 'fault://files/readme.txt', name: 'readme.txt' });
 	});
 
@@ -317,7 +352,9 @@ describe('fault server over HTTP', () => {
 		const first = (await call(client, 'counter')).structuredContent?.count as number;
 		expect((await call(other, 'counter')).structuredContent).toEqual({ count: first + 1 });
 		expect((await call(other, 'pid')).structuredContent).toEqual({ pid: server.pid });
-		const { headers } = (await call(client, 'headers')).structuredContent as { headers: Record<string, string> };
+		const { headers } = (await call(client, 'headers')).structuredContent as {
+			headers: Record<string, string>;
+		};
 		expect(headers['mcp-session-id']).toEqual(expect.any(String));
 	});
 
@@ -374,7 +411,10 @@ describe('fault server requiring headers', () => {
 		];
 		for (const [route, init] of requests) {
 			expect([route, (await fetch(base + route, init)).status]).toEqual([route, 401]);
-			const headers = { ...(init.headers as Record<string, string>), Authorization: AUTH.Authorization };
+			const headers = {
+				...(init.headers as Record<string, string>),
+				Authorization: AUTH.Authorization,
+			};
 			const onlyOne = { ...init, headers };
 			expect([route, (await fetch(base + route, onlyOne)).status]).toEqual([route, 401]);
 		}
@@ -384,8 +424,13 @@ describe('fault server requiring headers', () => {
 	it('rejects Streamable HTTP clients without the headers and serves those that send them', async () => {
 		await expect(connectStreamable(server.url)).rejects.toMatchObject({ code: 401 });
 		const client = await connectStreamable(server.url, { headers: AUTH });
-		const { headers } = (await call(client, 'headers')).structuredContent as { headers: Record<string, string> };
-		expect(headers).toMatchObject({ authorization: AUTH.Authorization, 'x-api-key': AUTH['X-Api-Key'] });
+		const { headers } = (await call(client, 'headers')).structuredContent as {
+			headers: Record<string, string>;
+		};
+		expect(headers).toMatchObject({
+			authorization: AUTH.Authorization,
+			'x-api-key': AUTH['X-Api-Key'],
+		});
 	});
 
 	it('checks Streamable HTTP requests after the first one too', async () => {
@@ -395,7 +440,9 @@ describe('fault server requiring headers', () => {
 			if (++requests > 1) headers.delete('authorization');
 			return fetch(url, { ...init, headers });
 		};
-		await expect(connectStreamable(server.url, { headers: AUTH, fetch: onlyFirst })).rejects.toMatchObject({
+		await expect(
+			connectStreamable(server.url, { headers: AUTH, fetch: onlyFirst }),
+		).rejects.toMatchObject({
 			code: 401,
 		});
 		expect(requests).toBeGreaterThan(1);
@@ -410,7 +457,9 @@ describe('fault server requiring headers', () => {
 			if (init?.method === 'POST') headers.delete('x-api-key');
 			return fetch(url, { ...init, headers });
 		};
-		await expect(connectSse(server.sseUrl!, { headers: AUTH, fetch: streamOnly })).rejects.toThrow(/HTTP 401/);
+		await expect(connectSse(server.sseUrl!, { headers: AUTH, fetch: streamOnly })).rejects.toThrow(
+			/HTTP 401/,
+		);
 	});
 });
 
@@ -445,10 +494,16 @@ describe('server-filesystem', () => {
 	it('lists tools and reads a file inside the allowed folder only', async () => {
 		const { client } = await connectStdio(filesystemStdio(folder));
 		const { tools } = await listAllTools(client);
-		expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['read_text_file', 'list_directory']));
-		const read = await call(client, 'read_text_file', { path: path.join(folder, 'notes', 'hello.txt') });
+		expect(tools.map((tool) => tool.name)).toEqual(
+			expect.arrayContaining(['read_text_file', 'list_directory']),
+		);
+		const read = await call(client, 'read_text_file', {
+			path: path.join(folder, 'notes', 'hello.txt'),
+		});
 		expect(firstText(read)).toBe('hello from the test\n');
-		const outside = await call(client, 'read_text_file', { path: path.join(folder, '..', 'outside.txt') });
+		const outside = await call(client, 'read_text_file', {
+			path: path.join(folder, '..', 'outside.txt'),
+		});
 		expect(outside.isError).toBe(true);
 	});
 });

@@ -7,7 +7,8 @@ const headers = { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' 
 const messages = [{ role: 'user', content: 'Weather in Paris, and news about "Café"?' }];
 const request = { model: 'claude-sonnet-4-5-20250929', max_tokens: 1024, messages };
 
-const send = (body: unknown, extra: Record<string, string> = headers) => post(`${api.baseURL}/v1/messages`, body, extra);
+const send = (body: unknown, extra: Record<string, string> = headers) =>
+	post(`${api.baseURL}/v1/messages`, body, extra);
 
 /** The content a client ends up with from a stream: text joined, tool input parsed at content_block_stop. */
 function assemble(events: Array<{ event?: string; data: any }>) {
@@ -15,7 +16,8 @@ function assemble(events: Array<{ event?: string; data: any }>) {
 	const json: string[] = [];
 	for (const { data } of events) {
 		if (data.type === 'content_block_start') blocks[data.index] = { ...data.content_block };
-		if (data.type === 'content_block_delta' && data.delta.type === 'text_delta') blocks[data.index].text += data.delta.text;
+		if (data.type === 'content_block_delta' && data.delta.type === 'text_delta')
+			blocks[data.index].text += data.delta.text;
 		if (data.type === 'content_block_delta' && data.delta.type === 'input_json_delta') {
 			json[data.index] = (json[data.index] ?? '') + data.delta.partial_json;
 		}
@@ -46,8 +48,18 @@ it('serves text and tool_use blocks whole, and streams the same content in named
 	});
 	expect(whole.content).toEqual([
 		{ type: 'text', text: 'Let me look.' },
-		{ type: 'tool_use', id: expect.stringMatching(/^toolu_01[A-Za-z0-9]{22}$/), name: 'get_weather', input: { city: 'Paris' } },
-		{ type: 'tool_use', id: expect.stringMatching(/^toolu_01/), name: 'search', input: { q: 'say "Café" 😀', limit: 3 } },
+		{
+			type: 'tool_use',
+			id: expect.stringMatching(/^toolu_01[A-Za-z0-9]{22}$/),
+			name: 'get_weather',
+			input: { city: 'Paris' },
+		},
+		{
+			type: 'tool_use',
+			id: expect.stringMatching(/^toolu_01/),
+			name: 'search',
+			input: { q: 'say "Café" 😀', limit: 3 },
+		},
 	]);
 	expect(assemble(events)).toEqual(whole.content);
 
@@ -62,8 +74,15 @@ it('serves text and tool_use blocks whole, and streams the same content in named
 		'message_delta',
 		'message_stop',
 	]);
-	expect(events[0].data.message).toMatchObject({ content: [], stop_reason: null, usage: { output_tokens: 1 } });
-	expect(events.at(-2)?.data).toMatchObject({ delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 9 } });
+	expect(events[0].data.message).toMatchObject({
+		content: [],
+		stop_reason: null,
+		usage: { output_tokens: 1 },
+	});
+	expect(events.at(-2)?.data).toMatchObject({
+		delta: { stop_reason: 'tool_use', stop_sequence: null },
+		usage: { output_tokens: 9 },
+	});
 });
 
 it('streams tool input JSON in awkward pieces, an empty input as one empty piece, broken JSON as sent', async () => {
@@ -76,11 +95,15 @@ it('streams tool input JSON in awkward pieces, an empty input as one empty piece
 		reply.toolCalls([{ id: 'toolu_c', name: 'search', arguments: '{"q":"cut' }]),
 	);
 
-	const events = sseEvents(await (await send({ ...request, stream: true })).text()).map((e) => e.data);
+	const events = sseEvents(await (await send({ ...request, stream: true })).text()).map(
+		(e) => e.data,
+	);
 	const whole = await json(await send(request));
 
 	const pieces = (index: number) =>
-		events.filter((e) => e.type === 'content_block_delta' && e.index === index).map((e) => e.delta.partial_json);
+		events
+			.filter((e) => e.type === 'content_block_delta' && e.index === index)
+			.map((e) => e.delta.partial_json);
 	expect(pieces(0)).toEqual(['{', '"cit', 'y"', ':"Oslo"', '}']);
 	expect(pieces(1)).toEqual(['']);
 	expect(pieces(2).join('')).toBe('{"q":"cut');
@@ -116,20 +139,44 @@ describe('request checks Anthropic makes', () => {
 
 	it.each([
 		['no max_tokens', { model: 'c', messages }, 'max_tokens: Field required'],
-		['no messages', { model: 'c', max_tokens: 5, messages: [] }, 'messages: at least one message is required'],
+		[
+			'no messages',
+			{ model: 'c', max_tokens: 5, messages: [] },
+			'messages: at least one message is required',
+		],
 		[
 			'a tool_use left unanswered',
-			{ ...request, messages: [...messages, toolUse, { role: 'user', content: [result('toolu_1')] }] },
+			{
+				...request,
+				messages: [...messages, toolUse, { role: 'user', content: [result('toolu_1')] }],
+			},
 			'messages.2: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_2. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
 		],
 		[
 			'results after text',
-			{ ...request, messages: [...messages, toolUse, { role: 'user', content: [result('toolu_1'), { type: 'text', text: 'and' }, result('toolu_2')] }] },
+			{
+				...request,
+				messages: [
+					...messages,
+					toolUse,
+					{
+						role: 'user',
+						content: [result('toolu_1'), { type: 'text', text: 'and' }, result('toolu_2')],
+					},
+				],
+			},
 			'messages.2: Did not find 2 `tool_result` block(s) at the beginning of this message. Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.',
 		],
 		[
 			'a result for no tool_use',
-			{ ...request, messages: [...messages, { role: 'assistant', content: 'Hi' }, { role: 'user', content: [result('toolu_9')] }] },
+			{
+				...request,
+				messages: [
+					...messages,
+					{ role: 'assistant', content: 'Hi' },
+					{ role: 'user', content: [result('toolu_9')] },
+				],
+			},
 			'messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
 		],
 	])('rejects %s in its error shape and keeps the scripted turn', async (_case, body, message) => {
@@ -148,7 +195,10 @@ describe('request checks Anthropic makes', () => {
 
 	it('accepts results that answer every call first, text after them', async () => {
 		api.script(reply.text('Done.'));
-		const answered = { role: 'user', content: [result('toolu_2'), result('toolu_1'), { type: 'text', text: 'Go on.' }] };
+		const answered = {
+			role: 'user',
+			content: [result('toolu_2'), result('toolu_1'), { type: 'text', text: 'Go on.' }],
+		};
 
 		const response = await send({ ...request, messages: [...messages, toolUse, answered] });
 
@@ -168,7 +218,8 @@ describe('credentials, errors and cut streams', () => {
 		const keyed = await startStandIn('anthropic', { apiKey: 'sk-ant-right' });
 		try {
 			keyed.script(reply.text('Hello.'));
-			const call = (extra: Record<string, string>) => post(`${keyed.baseURL}/v1/messages`, request, extra);
+			const call = (extra: Record<string, string>) =>
+				post(`${keyed.baseURL}/v1/messages`, request, extra);
 			const [none, wrong, noVersion, bearer] = await Promise.all([
 				call({ 'anthropic-version': '2023-06-01' }),
 				call({ 'x-api-key': 'sk-ant-wrong', 'anthropic-version': '2023-06-01' }),
@@ -176,9 +227,17 @@ describe('credentials, errors and cut streams', () => {
 				call({ authorization: 'Bearer sk-ant-right', 'anthropic-version': '2023-06-01' }),
 			]);
 
-			expect([none.status, wrong.status, noVersion.status, bearer.status]).toEqual([401, 401, 400, 200]);
-			expect((await json(none)).error).toEqual({ type: 'authentication_error', message: 'x-api-key header is required' });
-			expect((await json(wrong)).error).toEqual({ type: 'authentication_error', message: 'invalid x-api-key' });
+			expect([none.status, wrong.status, noVersion.status, bearer.status]).toEqual([
+				401, 401, 400, 200,
+			]);
+			expect((await json(none)).error).toEqual({
+				type: 'authentication_error',
+				message: 'x-api-key header is required',
+			});
+			expect((await json(wrong)).error).toEqual({
+				type: 'authentication_error',
+				message: 'invalid x-api-key',
+			});
 			expect((await json(noVersion)).error.message).toBe('anthropic-version: header is required');
 		} finally {
 			await keyed.close();
@@ -195,7 +254,10 @@ describe('credentials, errors and cut streams', () => {
 		expect(limited.headers.get('retry-after')).toBe('7');
 		expect(limited.headers.get('request-id')).toMatch(/^req_011C/);
 		expect((await json(limited)).error.type).toBe('rate_limit_error');
-		expect((await json(overloaded)).error).toEqual({ type: 'overloaded_error', message: 'Overloaded' });
+		expect((await json(overloaded)).error).toEqual({
+			type: 'overloaded_error',
+			message: 'Overloaded',
+		});
 	});
 
 	it('drops the connection after the scripted number of events', async () => {
@@ -213,7 +275,11 @@ describe('credentials, errors and cut streams', () => {
 
 		expect(models).toEqual({
 			data: [
-				expect.objectContaining({ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5' }),
+				expect.objectContaining({
+					type: 'model',
+					id: 'claude-sonnet-4-5-20250929',
+					display_name: 'Claude Sonnet 4.5',
+				}),
 				expect.objectContaining({ type: 'model', id: 'claude-haiku-4-5-20251001' }),
 			],
 			has_more: false,

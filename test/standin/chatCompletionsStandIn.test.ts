@@ -43,7 +43,11 @@ const scriptedCalls = [
 	{ id: 'call_search22', name: 'search', arguments: '{"q":"say \\"Café\\" 😀", "limit": 3' },
 ];
 const expectedToolCalls: ChatCompletionMessageToolCall[] = [
-	{ id: 'call_weather1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+	{
+		id: 'call_weather1',
+		type: 'function',
+		function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
+	},
 	{
 		id: 'call_search22',
 		type: 'function',
@@ -70,7 +74,8 @@ afterEach(async () => {
 
 /** Assembles streamed tool-call fragments by index, as a client must. */
 function assembleToolCalls(chunks: ChatCompletionChunk[]) {
-	const calls: Array<{ id: string; type: string; function: { name: string; arguments: string } }> = [];
+	const calls: Array<{ id: string; type: string; function: { name: string; arguments: string } }> =
+		[];
 	for (const chunk of chunks) {
 		for (const fragment of chunk.choices[0]?.delta.tool_calls ?? []) {
 			calls[fragment.index] ??= { id: '', type: '', function: { name: '', arguments: '' } };
@@ -140,7 +145,9 @@ describe('non-streamed replies', () => {
 	});
 
 	it('leaves usage out and names another model when scripted so', async () => {
-		api.script(reply.text('Truncated', { usage: null, finishReason: 'length', model: 'gpt-4o-2024-08-06' }));
+		api.script(
+			reply.text('Truncated', { usage: null, finishReason: 'length', model: 'gpt-4o-2024-08-06' }),
+		);
 
 		const completion = await client.chat.completions.create({ model: 'gpt-4o', messages });
 
@@ -152,7 +159,10 @@ describe('non-streamed replies', () => {
 
 describe('streamed replies', () => {
 	it('streams the same tool calls in fragments, with a usage chunk, as the SDK reads them', async () => {
-		const withoutIds = scriptedCalls.map(({ name, arguments: args }) => ({ name, arguments: args }));
+		const withoutIds = scriptedCalls.map(({ name, arguments: args }) => ({
+			name,
+			arguments: args,
+		}));
 		const turn = reply.toolCalls(withoutIds, { usage });
 		api.script(turn, turn);
 
@@ -175,7 +185,9 @@ describe('streamed replies', () => {
 		]);
 		const assembled = assembleToolCalls(chunks);
 		expect(assembled).toEqual(wholeCalls);
-		expect(assembled.map((c) => c.function.arguments)).toEqual(scriptedCalls.map((c) => c.arguments));
+		expect(assembled.map((c) => c.function.arguments)).toEqual(
+			scriptedCalls.map((c) => c.arguments),
+		);
 
 		const first = chunks[0];
 		expect(first.object).toBe('chat.completion.chunk');
@@ -200,13 +212,21 @@ describe('streamed replies', () => {
 		}
 
 		const [finish, last] = chunks.slice(-2);
-		expect(finish.choices).toEqual([{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' }]);
+		expect(finish.choices).toEqual([
+			{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' },
+		]);
 		expect(finish.usage).toBeNull();
 		expect(last.choices).toEqual([]);
 		expect(last.usage).toEqual(usage);
-		expect(chunks.every((c) => typeof c.obfuscation === 'string' && c.service_tier === 'default')).toBe(true);
+		expect(
+			chunks.every((c) => typeof c.obfuscation === 'string' && c.service_tier === 'default'),
+		).toBe(true);
 
-		expect(api.requests[1].body).toMatchObject({ stream: true, stream_options: { include_usage: true }, tools });
+		expect(api.requests[1].body).toMatchObject({
+			stream: true,
+			stream_options: { include_usage: true },
+			tools,
+		});
 	});
 
 	it('streams text in several deltas without usage unless asked, and obfuscation only when not turned off', async () => {
@@ -232,12 +252,19 @@ describe('streamed replies', () => {
 
 	it('streams text sent before the calls ahead of them, and an answer with no calls at all', async () => {
 		api.script(
-			reply.toolCalls([{ id: 'call_a', name: 'get_weather', arguments: '{}' }], { content: 'Checking.' }),
+			reply.toolCalls([{ id: 'call_a', name: 'get_weather', arguments: '{}' }], {
+				content: 'Checking.',
+			}),
 			reply.toolCalls([]),
 		);
 		const read = async () => {
 			const chunks: ChatCompletionChunk[] = [];
-			const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, stream: true });
+			const stream = await client.chat.completions.create({
+				model: 'gpt-4o-mini',
+				messages,
+				tools,
+				stream: true,
+			});
 			for await (const chunk of stream) chunks.push(chunk);
 			return chunks.map((c) => c.choices[0]);
 		};
@@ -245,25 +272,52 @@ describe('streamed replies', () => {
 		const withText = await read();
 		expect(withText[0].delta).toEqual({ role: 'assistant', content: '', refusal: null });
 		const firstCall = withText.findIndex((c) => c.delta.tool_calls);
-		expect(withText.slice(1, firstCall).map((c) => c.delta.content)).toEqual(['C', 'heck', 'in', 'g.']);
+		expect(withText.slice(1, firstCall).map((c) => c.delta.content)).toEqual([
+			'C',
+			'heck',
+			'in',
+			'g.',
+		]);
 		expect(withText[firstCall].delta).toEqual({
-			tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+			tool_calls: [
+				{
+					index: 0,
+					id: 'call_a',
+					type: 'function',
+					function: { name: 'get_weather', arguments: '' },
+				},
+			],
 		});
 
 		const empty = await read();
 		expect(empty).toEqual([
-			{ index: 0, delta: { role: 'assistant', content: null, refusal: null }, logprobs: null, finish_reason: null },
+			{
+				index: 0,
+				delta: { role: 'assistant', content: null, refusal: null },
+				logprobs: null,
+				finish_reason: null,
+			},
 			{ index: 0, delta: {}, logprobs: null, finish_reason: 'tool_calls' },
 		]);
 	});
 
 	it('writes SSE frames byte for byte as OpenAI does', async () => {
-		api.script(reply.toolCalls([{ id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' }], { usage }));
+		api.script(
+			reply.toolCalls([{ id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo"}' }], {
+				usage,
+			}),
+		);
 
 		const response = await fetch(`${api.baseURL}/chat/completions`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ model: 'm', messages, tools, stream: true, stream_options: { include_usage: true } }),
+			body: JSON.stringify({
+				model: 'm',
+				messages,
+				tools,
+				stream: true,
+				stream_options: { include_usage: true },
+			}),
 		});
 		const wire = await response.text();
 
@@ -284,7 +338,12 @@ describe('streamed replies', () => {
 	it('makes the SDK iteration throw when the stream is cut', async () => {
 		api.script(reply.cutStream(3, reply.toolCalls(scriptedCalls)));
 
-		const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools, stream: true });
+		const stream = await client.chat.completions.create({
+			model: 'gpt-4o-mini',
+			messages,
+			tools,
+			stream: true,
+		});
 		const received: ChatCompletionChunk[] = [];
 		await expect(
 			(async () => {
@@ -301,7 +360,9 @@ describe('streamed replies', () => {
 	it('drops a non-streamed reply mid-body when cut', async () => {
 		api.script(reply.cutStream(0));
 
-		await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages })).rejects.toThrow('terminated');
+		await expect(
+			client.chat.completions.create({ model: 'gpt-4o-mini', messages }),
+		).rejects.toThrow('terminated');
 		expect(api.requests).toHaveLength(1);
 	});
 
@@ -314,7 +375,11 @@ describe('streamed replies', () => {
 			),
 		);
 
-		const stream = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, stream: true });
+		const stream = await client.chat.completions.create({
+			model: 'gpt-4o-mini',
+			messages,
+			stream: true,
+		});
 		await expect(
 			(async () => {
 				for await (const chunk of stream) void chunk;
@@ -328,7 +393,11 @@ describe('errors and retries', () => {
 		api.script(reply.rateLimited(1), reply.toolCalls(scriptedCalls));
 
 		const started = Date.now();
-		const completion = await client.chat.completions.create({ model: 'gpt-4o-mini', messages, tools });
+		const completion = await client.chat.completions.create({
+			model: 'gpt-4o-mini',
+			messages,
+			tools,
+		});
 
 		// The SDK's own backoff would be under 600 ms: waiting a second shows it read the header.
 		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -356,7 +425,11 @@ describe('errors and retries', () => {
 		const failure = client.chat.completions.create({ model: 'gpt-4o-mini', messages });
 
 		await expect(failure).rejects.toBeInstanceOf(OpenAI.RateLimitError);
-		await expect(failure).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded', type: 'requests' });
+		await expect(failure).rejects.toMatchObject({
+			status: 429,
+			code: 'rate_limit_exceeded',
+			type: 'requests',
+		});
 		expect(api.requests).toHaveLength(3);
 	});
 
@@ -385,7 +458,9 @@ describe('errors and retries', () => {
 	it('raises AuthenticationError on a scripted 401', async () => {
 		api.script(reply.error(401));
 
-		await expect(client.chat.completions.create({ model: 'gpt-4o-mini', messages })).rejects.toMatchObject({
+		await expect(
+			client.chat.completions.create({ model: 'gpt-4o-mini', messages }),
+		).rejects.toMatchObject({
 			constructor: OpenAI.AuthenticationError,
 			code: 'invalid_api_key',
 		});
@@ -398,7 +473,9 @@ describe('errors and retries', () => {
 		const failure = client.chat.completions.create({ model: 'gpt-4o-mini', messages });
 
 		await expect(failure).rejects.toBeInstanceOf(OpenAI.InternalServerError);
-		await expect(failure).rejects.toThrow("500 The stand-in's script ran out: nothing scripted for request 2");
+		await expect(failure).rejects.toThrow(
+			"500 The stand-in's script ran out: nothing scripted for request 2",
+		);
 		expect(api.requests).toHaveLength(2);
 	});
 });
@@ -441,7 +518,10 @@ describe('request checks OpenAI makes', () => {
 	])('rejects %s with 400 and keeps the scripted turn', async (_case, fields, message, param) => {
 		api.script(reply.text('Not served.'));
 
-		const failure = client.chat.completions.create({ model: 'gpt-4o-mini', ...fields } as ChatCompletionCreateParams);
+		const failure = client.chat.completions.create({
+			model: 'gpt-4o-mini',
+			...fields,
+		} as ChatCompletionCreateParams);
 
 		await expect(failure).rejects.toMatchObject({ status: 400, message: `400 ${message}`, param });
 		expect(api.remaining()).toBe(1);
@@ -473,7 +553,10 @@ describe('request checks OpenAI makes', () => {
 
 		expect(response.status).toBe(400);
 		expect(await response.json()).toMatchObject({
-			error: { message: expect.stringContaining('We could not parse the JSON body of your request.'), param: null },
+			error: {
+				message: expect.stringContaining('We could not parse the JSON body of your request.'),
+				param: null,
+			},
 		});
 		expect(api.requests[0].body).toBeUndefined();
 	});
@@ -483,7 +566,12 @@ describe('request checks OpenAI makes', () => {
 
 		expect(response.status).toBe(404);
 		expect(await response.json()).toEqual({
-			error: { message: 'Invalid URL (POST /v1/responses)', type: 'invalid_request_error', param: null, code: null },
+			error: {
+				message: 'Invalid URL (POST /v1/responses)',
+				type: 'invalid_request_error',
+				param: null,
+				code: null,
+			},
 		});
 	});
 });
@@ -493,7 +581,12 @@ describe('models and credentials', () => {
 		const page = await client.models.list();
 
 		expect(page.data.map((m) => m.id)).toEqual(['gpt-4o-mini', 'gpt-4.1']);
-		expect(page.data[0]).toEqual({ id: 'gpt-4o-mini', object: 'model', created: 1715367049, owned_by: 'system' });
+		expect(page.data[0]).toEqual({
+			id: 'gpt-4o-mini',
+			object: 'model',
+			created: 1715367049,
+			owned_by: 'system',
+		});
 		expect(api.requests).toMatchObject([{ method: 'GET', path: '/v1/models', body: undefined }]);
 	});
 
@@ -517,7 +610,9 @@ describe('models and credentials', () => {
 			expect(await anonymous.json()).toMatchObject({
 				error: { message: expect.stringMatching(/^You didn't provide an API key\./), code: null },
 			});
-			await expect(wrong.chat.completions.create({ model: 'qwen3', messages })).rejects.toMatchObject({
+			await expect(
+				wrong.chat.completions.create({ model: 'qwen3', messages }),
+			).rejects.toMatchObject({
 				status: 401,
 				code: 'invalid_api_key',
 			});
@@ -546,5 +641,7 @@ it('closes promptly while a request is still arriving', async () => {
 	await own.close();
 
 	expect(Date.now() - started).toBeLessThan(500);
-	await new Promise((resolve) => (socket.closed ? resolve(undefined) : socket.once('close', resolve)));
+	await new Promise((resolve) =>
+		socket.closed ? resolve(undefined) : socket.once('close', resolve),
+	);
 });

@@ -9,7 +9,8 @@ const request = { contents: [question] };
 
 const generate = (body: unknown, method = 'generateContent', query = '') =>
 	post(`${api.baseURL}/models/gemini-3-pro-preview:${method}${query}`, body, key);
-const streamed = async (body: unknown) => sseEvents(await (await generate(body, 'streamGenerateContent', '?alt=sse')).text(), '\r\n\r\n');
+const streamed = async (body: unknown) =>
+	sseEvents(await (await generate(body, 'streamGenerateContent', '?alt=sse')).text(), '\r\n\r\n');
 
 it('serves functionCall parts whole, signed on the first, and streams the same parts', async () => {
 	const turn = reply.toolCalls(scriptedCalls, { content: 'Let me look.' });
@@ -25,7 +26,10 @@ it('serves functionCall parts whole, signed on the first, and streams the same p
 			role: 'model',
 			parts: [
 				{ text: 'Let me look.' },
-				{ functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: expect.any(String) },
+				{
+					functionCall: { name: 'get_weather', args: { city: 'Paris' } },
+					thoughtSignature: expect.any(String),
+				},
 				{ functionCall: { name: 'search', args: { q: 'say "Café" 😀', limit: 3 } } },
 			],
 		},
@@ -42,13 +46,19 @@ it('serves functionCall parts whole, signed on the first, and streams the same p
 	const text = parts.map((p: any) => p.text ?? '').join('');
 	const calls = parts.filter((p: any) => p.functionCall);
 	expect(text).toBe('Let me look.');
-	expect(calls.map((p: any) => p.functionCall)).toEqual(candidate.content.parts.slice(1).map((p: any) => p.functionCall));
+	expect(calls.map((p: any) => p.functionCall)).toEqual(
+		candidate.content.parts.slice(1).map((p: any) => p.functionCall),
+	);
 	expect(calls.map((p: any) => typeof p.thoughtSignature)).toEqual(['string', 'undefined']);
 	// Text in pieces, both calls whole in one chunk, then empty text with the finish reason.
 	const callChunk = chunks.findIndex((c) => c.candidates[0].content.parts[0].functionCall);
 	expect(callChunk).toBeGreaterThan(2);
 	expect(chunks[callChunk].candidates[0].content.parts).toHaveLength(2);
-	expect(chunks.at(-1)?.candidates[0]).toEqual({ content: { parts: [{ text: '' }], role: 'model' }, finishReason: 'STOP', index: 0 });
+	expect(chunks.at(-1)?.candidates[0]).toEqual({
+		content: { parts: [{ text: '' }], role: 'model' },
+		finishReason: 'STOP',
+		index: 0,
+	});
 	expect(chunks.slice(0, -1).every((c) => c.candidates[0].finishReason === undefined)).toBe(true);
 	expect(new Set(chunks.map((c) => c.responseId)).size).toBe(1);
 });
@@ -66,25 +76,46 @@ it('streams one JSON array without alt=sse, keeps scripted ids and flags argumen
 	const malformed = await json(await generate(request));
 
 	expect(response.headers.get('content-type')).toBe('application/json; charset=UTF-8');
-	expect(array.map((c: any) => c.candidates[0].content.parts[0].text).join('')).toBe('Short answer.');
+	expect(array.map((c: any) => c.candidates[0].content.parts[0].text).join('')).toBe(
+		'Short answer.',
+	);
 	expect(array.at(-1).candidates[0].finishReason).toBe('MAX_TOKENS');
-	expect(withId.candidates[0].content.parts[0].functionCall).toEqual({ name: 'get_weather', args: { city: 'Oslo' }, id: 'fc-1' });
+	expect(withId.candidates[0].content.parts[0].functionCall).toEqual({
+		name: 'get_weather',
+		args: { city: 'Oslo' },
+		id: 'fc-1',
+	});
 	expect(malformed.candidates).toEqual([
-		{ finishReason: 'MALFORMED_FUNCTION_CALL', index: 0, finishMessage: expect.stringMatching(/^Malformed function call/) },
+		{
+			finishReason: 'MALFORMED_FUNCTION_CALL',
+			index: 0,
+			finishMessage: expect.stringMatching(/^Malformed function call/),
+		},
 	]);
 });
 
 describe('request checks Gemini makes', () => {
 	const callTurn = {
 		role: 'model',
-		parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }, { functionCall: { name: 'search', args: { q: 'x' } } }],
+		parts: [
+			{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+			{ functionCall: { name: 'search', args: { q: 'x' } } },
+		],
 	};
 	const response = (name: string) => ({ functionResponse: { name, response: { output: 'ok' } } });
 
 	it.each([
 		['no contents', {}, '* GenerateContentRequest.contents: contents is not specified\n'],
-		['an OpenAI role', { contents: [{ role: 'assistant', parts: [{ text: 'hi' }] }] }, 'Please use a valid role: user, model.'],
-		['empty parts', { contents: [question, { role: 'model', parts: [] }] }, '* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n'],
+		[
+			'an OpenAI role',
+			{ contents: [{ role: 'assistant', parts: [{ text: 'hi' }] }] },
+			'Please use a valid role: user, model.',
+		],
+		[
+			'empty parts',
+			{ contents: [question, { role: 'model', parts: [] }] },
+			'* GenerateContentRequest.contents[1].parts: contents.parts must not be empty.\n',
+		],
 		[
 			'fewer responses than calls',
 			{ contents: [question, callTurn, { role: 'user', parts: [response('get_weather')] }] },
@@ -95,21 +126,29 @@ describe('request checks Gemini makes', () => {
 			{ contents: [question, { role: 'user', parts: [response('get_weather')] }] },
 			'Please ensure that function response turn comes immediately after a function call turn.',
 		],
-	])('rejects %s with INVALID_ARGUMENT and keeps the scripted turn', async (_case, body, message) => {
-		api.script(reply.text('Not served.'));
+	])(
+		'rejects %s with INVALID_ARGUMENT and keeps the scripted turn',
+		async (_case, body, message) => {
+			api.script(reply.text('Not served.'));
 
-		const answer = await generate(body);
+			const answer = await generate(body);
 
-		expect(answer.status).toBe(400);
-		expect(await json(answer)).toEqual({ error: { code: 400, message, status: 'INVALID_ARGUMENT' } });
-		expect(api.remaining()).toBe(1);
-	});
+			expect(answer.status).toBe(400);
+			expect(await json(answer)).toEqual({
+				error: { code: 400, message, status: 'INVALID_ARGUMENT' },
+			});
+			expect(api.remaining()).toBe(1);
+		},
+	);
 
 	it('wants the thoughtSignature it sent echoed on the first functionCall part of the current turn', async () => {
 		api.script(reply.toolCalls(scriptedCalls), reply.text('Both done.'));
 		const modelTurn = (await json(await generate(request))).candidates[0].content;
 		const answers = { role: 'user', parts: [response('get_weather'), response('search')] };
-		const unsigned = { ...modelTurn, parts: modelTurn.parts.map(({ functionCall }: any) => ({ functionCall })) };
+		const unsigned = {
+			...modelTurn,
+			parts: modelTurn.parts.map(({ functionCall }: any) => ({ functionCall })),
+		};
 
 		const refused = await generate({ contents: [question, unsigned, answers] });
 		const accepted = await generate({ contents: [question, modelTurn, answers] });
@@ -126,10 +165,17 @@ describe('request checks Gemini makes', () => {
 		const older = await startStandIn('gemini', { thoughtSignatures: false });
 		try {
 			older.script(reply.toolCalls(scriptedCalls), reply.text('Done.'));
-			const call = (body: unknown) => post(`${older.baseURL}/models/gemini-2.5-flash:generateContent`, body, key);
+			const call = (body: unknown) =>
+				post(`${older.baseURL}/models/gemini-2.5-flash:generateContent`, body, key);
 			const modelTurn = (await json(await call(request))).candidates[0].content;
 
-			const next = await call({ contents: [question, modelTurn, { role: 'user', parts: [response('get_weather'), response('search')] }] });
+			const next = await call({
+				contents: [
+					question,
+					modelTurn,
+					{ role: 'user', parts: [response('get_weather'), response('search')] },
+				],
+			});
 
 			expect(modelTurn.parts.some((p: any) => 'thoughtSignature' in p)).toBe(false);
 			expect(next.status).toBe(200);
@@ -152,10 +198,18 @@ describe('credentials, errors and cut streams', () => {
 
 			expect(byQuery.status).toBe(200);
 			expect(await json(none)).toEqual({
-				error: { code: 403, message: expect.stringMatching(/^Method doesn't allow unregistered callers/), status: 'PERMISSION_DENIED' },
+				error: {
+					code: 403,
+					message: expect.stringMatching(/^Method doesn't allow unregistered callers/),
+					status: 'PERMISSION_DENIED',
+				},
 			});
 			expect(await json(wrong)).toMatchObject({
-				error: { code: 400, message: 'API key not valid. Please pass a valid API key.', details: [{ reason: 'API_KEY_INVALID' }] },
+				error: {
+					code: 400,
+					message: 'API key not valid. Please pass a valid API key.',
+					details: [{ reason: 'API_KEY_INVALID' }],
+				},
 			});
 		} finally {
 			await keyed.close();
@@ -171,7 +225,11 @@ describe('credentials, errors and cut streams', () => {
 		expect(limited.status).toBe(429);
 		expect(limited.headers.get('retry-after')).toBeNull();
 		expect(await json(limited)).toMatchObject({
-			error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }] },
+			error: {
+				code: 429,
+				status: 'RESOURCE_EXHAUSTED',
+				details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }],
+			},
 		});
 		expect((await json(overloaded)).error).toEqual({
 			code: 503,
@@ -191,7 +249,10 @@ describe('credentials, errors and cut streams', () => {
 	it('lists models under models/ names', async () => {
 		const list = await json(await fetch(`${api.baseURL}/models`, { headers: key }));
 
-		expect(list.models.map((m: any) => m.name)).toEqual(['models/gemini-2.5-flash', 'models/gemini-3-pro-preview']);
+		expect(list.models.map((m: any) => m.name)).toEqual([
+			'models/gemini-2.5-flash',
+			'models/gemini-3-pro-preview',
+		]);
 		expect(list.models[0].supportedGenerationMethods).toContain('generateContent');
 	});
 });

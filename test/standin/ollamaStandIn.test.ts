@@ -6,7 +6,8 @@ const api = standInForEachTest('ollama');
 const messages = [{ role: 'user', content: 'Weather in Paris, and news about "Café"?' }];
 const request = { model: 'llama3.2', messages };
 
-const chat = (body: unknown, headers: Record<string, string> = {}) => post(`${api.baseURL}/api/chat`, body, headers);
+const chat = (body: unknown, headers: Record<string, string> = {}) =>
+	post(`${api.baseURL}/api/chat`, body, headers);
 
 it('streams NDJSON unless told not to, calls whole with object arguments, the same content either way', async () => {
 	const turn = reply.toolCalls(scriptedCalls, { content: 'Let me look.' });
@@ -28,14 +29,25 @@ it('streams NDJSON unless told not to, calls whole with object arguments, the sa
 		eval_count: 9,
 	});
 	expect(whole.message.tool_calls).toEqual([
-		{ id: expect.stringMatching(/^call_[a-z0-9]{8}$/), function: { index: 0, name: 'get_weather', arguments: { city: 'Paris' } } },
-		{ id: expect.stringMatching(/^call_[a-z0-9]{8}$/), function: { index: 1, name: 'search', arguments: { q: 'say "Café" 😀', limit: 3 } } },
+		{
+			id: expect.stringMatching(/^call_[a-z0-9]{8}$/),
+			function: { index: 0, name: 'get_weather', arguments: { city: 'Paris' } },
+		},
+		{
+			id: expect.stringMatching(/^call_[a-z0-9]{8}$/),
+			function: { index: 1, name: 'search', arguments: { q: 'say "Café" 😀', limit: 3 } },
+		},
 	]);
 
 	expect(lines.map((l) => l.message.content).join('')).toBe('Let me look.');
 	expect(lines.flatMap((l) => l.message.tool_calls ?? [])).toEqual(whole.message.tool_calls);
 	expect(lines.slice(0, -1).every((l) => l.done === false && !('done_reason' in l))).toBe(true);
-	expect(lines.at(-1)).toMatchObject({ message: { role: 'assistant', content: '' }, done_reason: 'stop', done: true, eval_count: 9 });
+	expect(lines.at(-1)).toMatchObject({
+		message: { role: 'assistant', content: '' },
+		done_reason: 'stop',
+		done: true,
+		eval_count: 9,
+	});
 });
 
 it('answers arguments that are no object with the parser error: 500 whole, an error line in a stream', async () => {
@@ -47,7 +59,9 @@ it('answers arguments that are no object with the parser error: 500 whole, an er
 	const truncated = await json(await chat({ ...request, stream: false }));
 
 	expect(whole.status).toBe(500);
-	expect(await json(whole)).toEqual({ error: `error parsing tool call: raw='{"q":"cut', err=unexpected end of JSON input` });
+	expect(await json(whole)).toEqual({
+		error: `error parsing tool call: raw='{"q":"cut', err=unexpected end of JSON input`,
+	});
 	expect(lines).toEqual([{ error: expect.stringMatching(/^error parsing tool call/) }]);
 	expect(truncated.done_reason).toBe('length');
 	expect(truncated).not.toHaveProperty('eval_count');
@@ -57,7 +71,13 @@ describe('request checks Ollama makes', () => {
 	it.each([
 		[
 			'tool results as parts',
-			{ ...request, messages: [...messages, { role: 'tool', tool_name: 'search', content: [{ type: 'text', text: 'ok' }] }] },
+			{
+				...request,
+				messages: [
+					...messages,
+					{ role: 'tool', tool_name: 'search', content: [{ type: 'text', text: 'ok' }] },
+				],
+			},
 			'json: cannot unmarshal array into Go struct field ChatRequest.messages.content of type string',
 		],
 		['no model', { messages }, 'model is required'],
@@ -76,7 +96,11 @@ describe('request checks Ollama makes', () => {
 		api.script(reply.text('Done.'));
 		const history = [
 			...messages,
-			{ role: 'assistant', content: '', tool_calls: [{ function: { name: 'search', arguments: { q: 'x' } } }] },
+			{
+				role: 'assistant',
+				content: '',
+				tool_calls: [{ function: { name: 'search', arguments: { q: 'x' } } }],
+			},
 			{ role: 'tool', tool_name: 'search', content: '{"hits":1}' },
 		];
 
@@ -90,7 +114,9 @@ describe('credentials, errors and cut streams', () => {
 	it('checks a Bearer key only when given one', async () => {
 		const keyed = await startStandIn('ollama', { apiKey: 'ol-right' });
 		try {
-			const refused = await post(`${keyed.baseURL}/api/chat`, request, { authorization: 'Bearer ol-wrong' });
+			const refused = await post(`${keyed.baseURL}/api/chat`, request, {
+				authorization: 'Bearer ol-wrong',
+			});
 
 			expect(refused.status).toBe(401);
 			expect(await json(refused)).toEqual({ error: 'unauthorized' });

@@ -6,7 +6,8 @@ const api = standInForEachTest('openaiResponses');
 const input = [{ role: 'user', content: 'Weather in Paris, and news about "Café"?' }];
 const request = { model: 'gpt-4.1', input };
 
-const create = (body: unknown, headers: Record<string, string> = {}) => post(`${api.baseURL}/responses`, body, headers);
+const create = (body: unknown, headers: Record<string, string> = {}) =>
+	post(`${api.baseURL}/responses`, body, headers);
 
 it('serves message and function_call items whole, and streams the same items in sequenced events', async () => {
 	const turn = reply.toolCalls(scriptedCalls, { content: 'Let me look.' });
@@ -71,11 +72,20 @@ it('serves message and function_call items whole, and streams the same items in 
 	// Generated call ids and item ids are fixed per turn; message ids are made per reply.
 	expect(completed.output.slice(1)).toEqual(whole.output.slice(1));
 	const byItem = (type: string, item: string) =>
-		events.filter((e) => e.data.type === type && e.data.item_id === item).map((e) => e.data.delta).join('');
+		events
+			.filter((e) => e.data.type === type && e.data.item_id === item)
+			.map((e) => e.data.delta)
+			.join('');
 	expect(byItem('response.output_text.delta', completed.output[0].id)).toBe('Let me look.');
-	expect(byItem('response.function_call_arguments.delta', completed.output[2].id)).toBe(scriptedCalls[1].arguments);
+	expect(byItem('response.function_call_arguments.delta', completed.output[2].id)).toBe(
+		scriptedCalls[1].arguments,
+	);
 	expect(events[0].data.response).toMatchObject({ status: 'in_progress', output: [], usage: null });
-	expect(events[2].data.item).toMatchObject({ type: 'message', status: 'in_progress', content: [] });
+	expect(events[2].data.item).toMatchObject({
+		type: 'message',
+		status: 'in_progress',
+		content: [],
+	});
 });
 
 it('ends a response cut by max_output_tokens as incomplete', async () => {
@@ -94,9 +104,24 @@ describe('request checks the Responses API makes', () => {
 	const output = (id: string) => ({ type: 'function_call_output', call_id: id, output: 'ok' });
 
 	it.each([
-		['an output for no call', { ...request, input: [...input, output('call_x')] }, 'No tool call found for function call output with call_id call_x.', 'input'],
-		['a call left unanswered', { ...request, input: [...input, call] }, 'No tool output found for function call call_a.', 'input'],
-		['an unknown previous response', { ...request, previous_response_id: 'resp_gone' }, "Previous response with id 'resp_gone' not found.", 'previous_response_id'],
+		[
+			'an output for no call',
+			{ ...request, input: [...input, output('call_x')] },
+			'No tool call found for function call output with call_id call_x.',
+			'input',
+		],
+		[
+			'a call left unanswered',
+			{ ...request, input: [...input, call] },
+			'No tool output found for function call call_a.',
+			'input',
+		],
+		[
+			'an unknown previous response',
+			{ ...request, previous_response_id: 'resp_gone' },
+			"Previous response with id 'resp_gone' not found.",
+			'previous_response_id',
+		],
 		['no model', { input }, "Missing required parameter: 'model'.", 'model'],
 	])('rejects %s with 400 and keeps the scripted turn', async (_case, body, message, param) => {
 		api.script(reply.text('Not served.'));
@@ -104,18 +129,35 @@ describe('request checks the Responses API makes', () => {
 		const response = await create(body);
 
 		expect(response.status).toBe(400);
-		expect((await json(response)).error).toMatchObject({ message, type: 'invalid_request_error', param });
+		expect((await json(response)).error).toMatchObject({
+			message,
+			type: 'invalid_request_error',
+			param,
+		});
 		expect(api.remaining()).toBe(1);
 	});
 
 	it('pairs outputs with the calls of a stored previous response', async () => {
-		api.script(reply.toolCalls([{ id: 'call_p', name: 'get_weather', arguments: '{}' }]), reply.text('Sunny.'));
+		api.script(
+			reply.toolCalls([{ id: 'call_p', name: 'get_weather', arguments: '{}' }]),
+			reply.text('Sunny.'),
+		);
 		const first = await json(await create(request));
 
-		const unanswered = await create({ model: 'gpt-4.1', previous_response_id: first.id, input: [{ role: 'user', content: 'And?' }] });
-		const answered = await create({ model: 'gpt-4.1', previous_response_id: first.id, input: [output('call_p')] });
+		const unanswered = await create({
+			model: 'gpt-4.1',
+			previous_response_id: first.id,
+			input: [{ role: 'user', content: 'And?' }],
+		});
+		const answered = await create({
+			model: 'gpt-4.1',
+			previous_response_id: first.id,
+			input: [output('call_p')],
+		});
 
-		expect((await json(unanswered)).error.message).toBe('No tool output found for function call call_p.');
+		expect((await json(unanswered)).error.message).toBe(
+			'No tool output found for function call call_p.',
+		);
 		expect((await json(answered)).output[0].content[0].text).toBe('Sunny.');
 	});
 });
@@ -124,7 +166,9 @@ describe('credentials, errors and cut streams', () => {
 	it('checks the Bearer key when given one', async () => {
 		const keyed = await startStandIn('openaiResponses', { apiKey: 'sk-right' });
 		try {
-			const refused = await post(`${keyed.baseURL}/responses`, request, { authorization: 'Bearer sk-wrong' });
+			const refused = await post(`${keyed.baseURL}/responses`, request, {
+				authorization: 'Bearer sk-wrong',
+			});
 
 			expect(refused.status).toBe(401);
 			expect((await json(refused)).error.code).toBe('invalid_api_key');

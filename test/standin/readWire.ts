@@ -16,16 +16,26 @@ export function sseEvents(body: string, separator = '\n\n'): SseEvent[] {
 			const event = lines.find((l) => l.startsWith('event: '))?.slice('event: '.length);
 			const data = lines.find((l) => l.startsWith('data: '));
 			expect(lines).toHaveLength(event === undefined ? 1 : 2);
-			return { ...(event === undefined ? {} : { event }), data: JSON.parse(data!.slice('data: '.length)) };
+			return {
+				...(event === undefined ? {} : { event }),
+				data: JSON.parse(data!.slice('data: '.length)),
+			};
 		});
 }
 
 export function ndjsonLines(body: string): any[] {
 	expect(body.endsWith('\n')).toBe(true);
-	return body.slice(0, -1).split('\n').map((line) => JSON.parse(line));
+	return body
+		.slice(0, -1)
+		.split('\n')
+		.map((line) => JSON.parse(line));
 }
 
-export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+export function post(
+	url: string,
+	body: unknown,
+	headers: Record<string, string> = {},
+): Promise<Response> {
 	return fetch(url, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', ...headers },

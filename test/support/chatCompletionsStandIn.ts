@@ -11,6 +11,8 @@ export * from './standIn/index';
 
 export type ChatCompletionsStandIn = StandIn<ChatCompletionCreateParams>;
 
-export function startChatCompletionsStandIn(options: StandInOptions = {}): Promise<ChatCompletionsStandIn> {
+export function startChatCompletionsStandIn(
+	options: StandInOptions = {},
+): Promise<ChatCompletionsStandIn> {
 	return startStandIn('openaiChat', options);
 }

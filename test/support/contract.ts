@@ -8,7 +8,8 @@ const contract = addFormats(new Ajv2020({ allErrors: true })).compile(schema);
 
 /** Fails with the contract violations when `json` is not a valid conversation item. */
 export function expectConversationItem(json: unknown): void {
-	if (!contract(json)) throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
+	if (!contract(json))
+		throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
 }
 
 /**

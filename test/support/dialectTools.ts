@@ -26,10 +26,17 @@ export const weatherWithUnit: Tool = {
 
 export const echoWithoutSchema: Tool = { name: 'echo', title: 'Echo back', inputSchema: {} };
 
-export const echoText: Tool = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } };
+export const echoText: Tool = {
+	name: 'echo',
+	inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+};
 
 /** A schema strict mode cannot close: it allows properties it does not name. */
 export const loose: Tool = {
 	name: 'loose',
-	inputSchema: { type: 'object', properties: { meta: { type: 'object' } }, additionalProperties: true },
+	inputSchema: {
+		type: 'object',
+		properties: { meta: { type: 'object' } },
+		additionalProperties: true,
+	},
 };

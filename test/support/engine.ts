@@ -2,7 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Container } from '@n8n/di';
-import { BinaryDataService, CredentialTestContext, ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import {
+	BinaryDataService,
+	CredentialTestContext,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -87,7 +93,9 @@ const N8N_NODES: Record<string, [path: string, className: string]> = {
 const loadedN8nNodes = new Map<string, INodeType | IVersionedNodeType>();
 
 function n8nNodeType(type: string): INodeType | IVersionedNodeType | undefined {
-	const entry = type.startsWith('n8n-nodes-base.') ? N8N_NODES[type.slice('n8n-nodes-base.'.length)] : undefined;
+	const entry = type.startsWith('n8n-nodes-base.')
+		? N8N_NODES[type.slice('n8n-nodes-base.'.length)]
+		: undefined;
 	if (!entry) return undefined;
 	if (!loadedN8nNodes.has(type)) {
 		const [path, className] = entry;
@@ -116,7 +124,10 @@ class TestNodeTypes implements INodeTypes {
 	}
 
 	getKnownTypes() {
-		const known = [...Object.keys(this.types), ...Object.keys(N8N_NODES).map((name) => `n8n-nodes-base.${name}`)];
+		const known = [
+			...Object.keys(this.types),
+			...Object.keys(N8N_NODES).map((name) => `n8n-nodes-base.${name}`),
+		];
 		return Object.fromEntries(known.map((type) => [type, {}]));
 	}
 }
@@ -136,8 +147,13 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 
 	// Needs the credential type's `authenticate`, which tests do not register: fail loudly rather than send no auth.
-	async authenticate(_credentials: ICredentialDataDecryptedObject, type: string): Promise<IHttpRequestOptions> {
-		throw new UnexpectedError(`Authenticating requests with credential type "${type}" is not supported in engine tests`);
+	async authenticate(
+		_credentials: ICredentialDataDecryptedObject,
+		type: string,
+	): Promise<IHttpRequestOptions> {
+		throw new UnexpectedError(
+			`Authenticating requests with credential type "${type}" is not supported in engine tests`,
+		);
 	}
 
 	async preAuthentication() {
@@ -149,19 +165,35 @@ class TestCredentialsHelper extends ICredentialsHelper {
 	}
 
 	// Encrypted credentials need n8n's key provider, and the engine only reads decrypted ones.
-	async getCredentials(_nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentials> {
-		throw new UnexpectedError(`Encrypted credentials of type "${type}" are not available in engine tests`);
+	async getCredentials(
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentials> {
+		throw new UnexpectedError(
+			`Encrypted credentials of type "${type}" are not available in engine tests`,
+		);
 	}
 
-	async getDecrypted(_additionalData: IWorkflowExecuteAdditionalData, nodeCredentials: INodeCredentialsDetails, type: string) {
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	) {
 		const data = this.byType[nodeCredentials.id ?? ''] ?? this.byType[type];
 		// n8n's message for credentials missing from the database.
-		if (!data) throw new UserError(`Credential with ID "${nodeCredentials.id}" does not exist for type "${type}".`);
+		if (!data)
+			throw new UserError(
+				`Credential with ID "${nodeCredentials.id}" does not exist for type "${type}".`,
+			);
 		// A copy, as n8n decrypts anew for every call.
 		return structuredClone(data);
 	}
 
-	async updateCredentials(_nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject) {
+	async updateCredentials(
+		_nodeCredentials: INodeCredentialsDetails,
+		type: string,
+		data: ICredentialDataDecryptedObject,
+	) {
 		this.byType[type] = data;
 	}
 
@@ -236,9 +268,26 @@ export async function editorContextFor(
 	credentials: RunOptions['credentials'] = {},
 ): Promise<ILoadOptionsFunctions> {
 	await setUpOnce();
-	const workflowData = { id: 'editor', name: 'Editor', active: false, isArchived: false, activeVersionId: null, nodes: [node], connections: {} };
+	const workflowData = {
+		id: 'editor',
+		name: 'Editor',
+		active: false,
+		isArchived: false,
+		activeVersionId: null,
+		nodes: [node],
+		connections: {},
+	};
 	const workflow = new Workflow({ ...workflowData, nodeTypes: new TestNodeTypes(nodeTypes) });
-	return new LoadOptionsContext(workflow, node, additionalDataFor({ ...workflowData, createdAt: new Date(), updatedAt: new Date() }, 'editor', credentials), 'parameters');
+	return new LoadOptionsContext(
+		workflow,
+		node,
+		additionalDataFor(
+			{ ...workflowData, createdAt: new Date(), updatedAt: new Date() },
+			'editor',
+			credentials,
+		),
+		'parameters',
+	);
 }
 
 /** What a credential test gets: n8n-core's real CredentialTestContext, with n8n's request helper. */
@@ -268,21 +317,31 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	const executionId = '1';
 	const additionalData = additionalDataFor(workflowData, executionId, options.credentials);
 
-	const pinData = options.inputItems ? { [json.nodes[0].name]: structuredClone(options.inputItems) } : undefined;
+	const pinData = options.inputItems
+		? { [json.nodes[0].name]: structuredClone(options.inputItems) }
+		: undefined;
 	// The first node starts the run, as when the editor executes a workflow from its trigger.
 	const startNode = workflow.getNode(json.nodes[0].name) ?? undefined;
-	const raw = await new WorkflowExecute(additionalData, 'manual').run({ workflow, startNode, pinData });
+	const raw = await new WorkflowExecute(additionalData, 'manual').run({
+		workflow,
+		startNode,
+		pinData,
+	});
 	const { runData, error } = raw.data.resultData;
 	const nodes: Record<string, NodeRun[]> = {};
 	const ran: Array<{ name: string; index: number }> = [];
 	for (const [name, tasks] of Object.entries(runData)) {
-		nodes[name] = tasks.map((task) => ({ outputs: task.data?.main.map((items) => items ?? []) ?? [], error: task.error }));
+		nodes[name] = tasks.map((task) => ({
+			outputs: task.data?.main.map((items) => items ?? []) ?? [],
+			error: task.error,
+		}));
 		ran.push(...tasks.map((task) => ({ name, index: task.executionIndex })));
 	}
 	const order = ran.sort((a, b) => a.index - b.index).map((run) => run.name);
 	const run = { status: raw.status, nodes, order, error, raw };
 	for (const node of json.nodes) {
-		for (const nodeRun of nodes[node.name] ?? []) (options.checkOutput ?? checkContract)(node, nodeRun.outputs.flat());
+		for (const nodeRun of nodes[node.name] ?? [])
+			(options.checkOutput ?? checkContract)(node, nodeRun.outputs.flat());
 	}
 	return run;
 }
@@ -296,7 +355,9 @@ export function runsOf(run: EngineRun, nodeName: string): NodeRun[] {
 export function outputOf(run: EngineRun, nodeName: string, outputIndex = 0): INodeExecutionData[] {
 	const last = runsOf(run, nodeName).at(-1);
 	if (!last) {
-		throw new Error(`Node "${nodeName}" did not run (ran: ${run.order.join(', ')}; error: ${run.error?.message ?? 'none'})`);
+		throw new Error(
+			`Node "${nodeName}" did not run (ran: ${run.order.join(', ')}; error: ${run.error?.message ?? 'none'})`,
+		);
 	}
 	return last.outputs[outputIndex] ?? [];
 }

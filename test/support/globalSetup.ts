@@ -9,5 +9,7 @@ export interface ServerProcessState {
 export default async function globalSetup(): Promise<void> {
 	process.env[RUN_ID_VARIABLE] = randomUUID();
 	// Globals set here are seen by globalTeardown, which runs in the same process.
-	(globalThis as ServerProcessState).mcpTestServersBefore = listTestServerProcesses().map(({ pid }) => pid);
+	(globalThis as ServerProcessState).mcpTestServersBefore = listTestServerProcesses().map(
+		({ pid }) => pid,
+	);
 }

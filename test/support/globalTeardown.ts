@@ -15,7 +15,11 @@ function parentPid(pid: number): number | undefined {
 }
 
 function descendsFrom(pid: number, ancestor: number): boolean {
-	for (let current = parentPid(pid); current !== undefined && current > 1; current = parentPid(current)) {
+	for (
+		let current = parentPid(pid);
+		current !== undefined && current > 1;
+		current = parentPid(current)
+	) {
 		if (current === ancestor) return true;
 	}
 	return false;
@@ -26,7 +30,8 @@ function leftovers(before: Set<number>): TestServerProcess[] {
 	const runId = process.env[RUN_ID_VARIABLE];
 	return listTestServerProcesses().filter(
 		({ pid, runId: marker }) =>
-			!before.has(pid) && (marker === runId || (marker === undefined && descendsFrom(pid, process.pid))),
+			!before.has(pid) &&
+			(marker === runId || (marker === undefined && descendsFrom(pid, process.pid))),
 	);
 }
 

@@ -1,4 +1,9 @@
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+} from 'n8n-workflow';
 import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/config';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
@@ -21,19 +26,30 @@ export function stdioCredential(config: StdioServerConfig): ICredentialDataDecry
 /** An HTTP server as the MCP Server (HTTP) credential stores it. */
 export function httpCredential(
 	url: string,
-	options: { transport?: HttpServerConfig['mode']; token?: string; headers?: Record<string, string> } = {},
+	options: {
+		transport?: HttpServerConfig['mode'];
+		token?: string;
+		headers?: Record<string, string>;
+	} = {},
 ): ICredentialDataDecryptedObject {
-	const authentication = options.token !== undefined ? 'bearer' : options.headers ? 'headers' : 'none';
+	const authentication =
+		options.token !== undefined ? 'bearer' : options.headers ? 'headers' : 'none';
 	return {
 		url,
 		transport: options.transport ?? 'auto',
 		authentication,
 		token: options.token ?? '',
-		headers: { header: Object.entries(options.headers ?? {}).map(([name, value]) => ({ name, value })) },
+		headers: {
+			header: Object.entries(options.headers ?? {}).map(([name, value]) => ({ name, value })),
+		},
 	};
 }
 
-export function mcpClientNode(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
+export function mcpClientNode(
+	name: string,
+	parameters: IDataObject,
+	extra: Partial<INode> = {},
+): INode {
 	const connectionType = (parameters.connectionType as string | undefined) ?? 'stdio';
 	const credentialType = connectionType === 'stdio' ? 'mcpStdioServerApi' : 'mcpHttpServerApi';
 	return {
@@ -60,14 +76,23 @@ export function chain(...nodes: INode[]) {
 	};
 	const all = [trigger, ...nodes];
 	const connections = Object.fromEntries(
-		all.slice(0, -1).map((node, index) => [node.name, { main: [[{ node: all[index + 1].name, type: 'main' as const, index: 0 }]] }]),
+		all
+			.slice(0, -1)
+			.map((node, index) => [
+				node.name,
+				{ main: [[{ node: all[index + 1].name, type: 'main' as const, index: 0 }]] },
+			]),
 	);
 	return { nodes: all, connections };
 }
 
 export function runMcpChain(
 	nodes: INode[],
-	options: { credentials: Record<string, ICredentialDataDecryptedObject>; inputItems?: INodeExecutionData[]; nodeTypes?: NodeTypeMap },
+	options: {
+		credentials: Record<string, ICredentialDataDecryptedObject>;
+		inputItems?: INodeExecutionData[];
+		nodeTypes?: NodeTypeMap;
+	},
 ): Promise<EngineRun> {
 	return runWorkflow(chain(...nodes), {
 		nodeTypes: { ...nodeTypesFrom(new McpClient()), ...options.nodeTypes },
@@ -80,14 +105,21 @@ export function runMcpChain(
 export const conversationOf = (json: IDataObject) => json as unknown as Conversation;
 
 export const toolMessages = (json: IDataObject) =>
-	conversationOf(json).messages.filter((message): message is ToolMessage => message.role === 'tool');
+	conversationOf(json).messages.filter(
+		(message): message is ToolMessage => message.role === 'tool',
+	);
 
-export const callTraces = (json: IDataObject) => conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
+export const callTraces = (json: IDataObject) =>
+	conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
 
 let nextCallId = 0;
 
 /** A pending call as the model node writes it; a string argument is sent raw (and left unparsed). */
-export function pendingCall(name: string, args: Record<string, unknown> | string = {}, id = `call_${++nextCallId}`) {
+export function pendingCall(
+	name: string,
+	args: Record<string, unknown> | string = {},
+	id = `call_${++nextCallId}`,
+) {
 	return typeof args === 'string'
 		? { id, name, arguments: null, rawArguments: args }
 		: { id, name, arguments: args, rawArguments: JSON.stringify(args) };

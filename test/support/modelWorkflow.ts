@@ -6,7 +6,11 @@ import { nodeTypesFrom } from './engine';
 export const MODEL_TYPE = 'n8n-nodes-tool-calling.toolCallingModel';
 export const modelNodeTypes = () => nodeTypesFrom(new ToolCallingModel());
 
-export function modelNode(name: string, parameters: IDataObject, extra: Partial<INode> = {}): INode {
+export function modelNode(
+	name: string,
+	parameters: IDataObject,
+	extra: Partial<INode> = {},
+): INode {
 	return {
 		id: name,
 		name,
@@ -21,5 +25,13 @@ export function modelNode(name: string, parameters: IDataObject, extra: Partial<
 
 /** The credential pointing at the stand-in endpoint. */
 export function standInCredential(api: ChatCompletionsStandIn, extra: IDataObject = {}) {
-	return { openAiCompatibleApi: { baseUrl: api.baseURL, apiKey: 'sk-test-secret-key', organization: '', headers: {}, ...extra } };
+	return {
+		openAiCompatibleApi: {
+			baseUrl: api.baseURL,
+			apiKey: 'sk-test-secret-key',
+			organization: '',
+			headers: {},
+			...extra,
+		},
+	};
 }

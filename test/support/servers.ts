@@ -54,7 +54,9 @@ export interface TestServerProcess {
 
 function packageBin(name: string): string {
 	const manifestPath = require.resolve(`${name}/package.json`);
-	const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { bin: string | Record<string, string> };
+	const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+		bin: string | Record<string, string>;
+	};
 	const bin = typeof manifest.bin === 'string' ? manifest.bin : Object.values(manifest.bin)[0];
 	return path.join(path.dirname(manifestPath), bin);
 }
@@ -89,7 +91,12 @@ export function faultStdio(options: FaultServerOptions = {}): StdioServerConfig 
 }
 
 export function everythingStdio(): StdioServerConfig {
-	return { transport: 'stdio', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'], env: childEnv() };
+	return {
+		transport: 'stdio',
+		command: process.execPath,
+		args: [EVERYTHING_ENTRY, 'stdio'],
+		env: childEnv(),
+	};
 }
 
 /** server-filesystem only allows access below the given folders. */
@@ -167,7 +174,11 @@ async function killChild(child: ChildProcess): Promise<void> {
 	children.delete(child);
 }
 
-function spawnServer(kind: HttpServerHandle['kind'], port: number, options: FaultHttpOptions): ChildProcess {
+function spawnServer(
+	kind: HttpServerHandle['kind'],
+	port: number,
+	options: FaultHttpOptions,
+): ChildProcess {
 	const [args, env] =
 		kind === 'everything'
 			? [[EVERYTHING_ENTRY, 'streamableHttp'], childEnv({ PORT: String(port) })]
@@ -193,7 +204,11 @@ function captureOutput(child: ChildProcess): () => string {
 	return () => text;
 }
 
-async function waitUntilListening(child: ChildProcess, port: number, timeoutMs: number): Promise<void> {
+async function waitUntilListening(
+	child: ChildProcess,
+	port: number,
+	timeoutMs: number,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		if (hasExited(child)) throw new Error(`exited with ${child.exitCode ?? child.signalCode}`);
@@ -222,7 +237,9 @@ export async function startHttpServer(
 			await killChild(child);
 			// The free port can be taken between probing and binding; try another one.
 			if (attempt < 3 && /EADDRINUSE|already in use/.test(output())) continue;
-			throw new Error(`${kind} server did not start on port ${port}: ${(error as Error).message}\n${output()}`);
+			throw new Error(
+				`${kind} server did not start on port ${port}: ${(error as Error).message}\n${output()}`,
+			);
 		}
 		const base = `http://127.0.0.1:${port}`;
 		return {
@@ -251,7 +268,9 @@ export function isProcessAlive(pid: number): boolean {
 	}
 }
 
-const serverEntries = new Set([FAULT_SERVER, EVERYTHING_ENTRY, FILESYSTEM_ENTRY].map((file) => realpathSync(file)));
+const serverEntries = new Set(
+	[FAULT_SERVER, EVERYTHING_ENTRY, FILESYSTEM_ENTRY].map((file) => realpathSync(file)),
+);
 
 function isServerEntry(arg: string, cwd: string): boolean {
 	try {

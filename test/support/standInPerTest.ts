@@ -1,5 +1,11 @@
 import type { ChatCompletionsStandIn } from './chatCompletionsStandIn';
-import { startStandIn, type DialectId, type RequestBodies, type StandIn, type StandInOptions } from './standIn/index';
+import {
+	startStandIn,
+	type DialectId,
+	type RequestBodies,
+	type StandIn,
+	type StandInOptions,
+} from './standIn/index';
 
 type PerTestOptions = StandInOptions & { expectScriptUsed?: boolean };
 
@@ -9,13 +15,18 @@ type PerTestOptions = StandInOptions & { expectScriptUsed?: boolean };
  * current test's endpoint. With `expectScriptUsed`, a test that leaves scripted turns unused fails.
  */
 export function standInForEachTest(options?: PerTestOptions): ChatCompletionsStandIn;
-export function standInForEachTest<D extends DialectId>(dialect: D, options?: PerTestOptions): StandIn<RequestBodies[D]>;
+export function standInForEachTest<D extends DialectId>(
+	dialect: D,
+	options?: PerTestOptions,
+): StandIn<RequestBodies[D]>;
 export function standInForEachTest(
 	dialectOrOptions: DialectId | PerTestOptions = {},
 	maybeOptions: PerTestOptions = {},
 ): StandIn<unknown> {
 	const [dialect, options] =
-		typeof dialectOrOptions === 'string' ? [dialectOrOptions, maybeOptions] : ['openaiChat' as const, dialectOrOptions];
+		typeof dialectOrOptions === 'string'
+			? [dialectOrOptions, maybeOptions]
+			: ['openaiChat' as const, dialectOrOptions];
 	const { expectScriptUsed = false, ...standInOptions } = options;
 	let current: StandIn<unknown> | undefined;
 	beforeEach(async () => {

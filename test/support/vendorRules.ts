@@ -7,42 +7,65 @@
 import { geminiSchemaViolations } from '../../lib/schema/gemini';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const OPENAI_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const ANTHROPIC_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const GEMINI_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$/;
 const STRICT_UNSUPPORTED = [
-	'oneOf', 'not', 'if', 'then', 'else', 'patternProperties', 'dependentRequired', 'dependentSchemas',
-	'unevaluatedProperties', 'unevaluatedItems', 'minProperties', 'maxProperties', 'uniqueItems', 'contains',
+	'oneOf',
+	'not',
+	'if',
+	'then',
+	'else',
+	'patternProperties',
+	'dependentRequired',
+	'dependentSchemas',
+	'unevaluatedProperties',
+	'unevaluatedItems',
+	'minProperties',
+	'maxProperties',
+	'uniqueItems',
+	'contains',
 ];
 
 /** OpenAI strict mode: every object closed with all its properties required, arrays with items, no unsupported keyword. */
 export function openaiStrictViolations(schema: unknown, path = '#'): string[] {
 	if (!isObject(schema)) return [];
-	const problems = STRICT_UNSUPPORTED.filter((keyword) => keyword in schema).map((keyword) => `${path}: ${keyword} is not allowed`);
+	const problems = STRICT_UNSUPPORTED.filter((keyword) => keyword in schema).map(
+		(keyword) => `${path}: ${keyword} is not allowed`,
+	);
 	const types = ([] as unknown[]).concat(schema.type ?? []);
 	if (types.includes('object') || isObject(schema.properties)) {
-		if (schema.additionalProperties !== false) problems.push(`${path}: additionalProperties must be false`);
+		if (schema.additionalProperties !== false)
+			problems.push(`${path}: additionalProperties must be false`);
 		const keys = Object.keys(isObject(schema.properties) ? schema.properties : {});
 		const required = Array.isArray(schema.required) ? schema.required : [];
-		for (const key of keys) if (!required.includes(key)) problems.push(`${path}: property ${key} must be required`);
+		for (const key of keys)
+			if (!required.includes(key)) problems.push(`${path}: property ${key} must be required`);
 	}
-	if (types.includes('array') && schema.items === undefined) problems.push(`${path}: an array needs items`);
+	if (types.includes('array') && schema.items === undefined)
+		problems.push(`${path}: an array needs items`);
 	for (const [key, value] of Object.entries(schema)) {
 		if (key === 'properties' || key === '$defs' || key === 'definitions') {
-			for (const [name, inner] of Object.entries(isObject(value) ? value : {})) problems.push(...openaiStrictViolations(inner, `${path}/${key}/${name}`));
+			for (const [name, inner] of Object.entries(isObject(value) ? value : {}))
+				problems.push(...openaiStrictViolations(inner, `${path}/${key}/${name}`));
 		} else if (key === 'items' || key === 'additionalProperties') {
 			problems.push(...openaiStrictViolations(value, `${path}/${key}`));
 		} else if (key === 'anyOf' || key === 'allOf') {
-			(value as unknown[]).forEach((inner, index) => problems.push(...openaiStrictViolations(inner, `${path}/${key}/${index}`)));
+			(value as unknown[]).forEach((inner, index) =>
+				problems.push(...openaiStrictViolations(inner, `${path}/${key}/${index}`)),
+			);
 		}
 	}
 	return problems;
 }
 
 function objectRoot(schema: unknown, where: string): string[] {
-	return isObject(schema) && schema.type === 'object' ? [] : [`${where}: the root must be {"type":"object"}`];
+	return isObject(schema) && schema.type === 'object'
+		? []
+		: [`${where}: the root must be {"type":"object"}`];
 }
 
 /** Problems with one vendor tool definition; [] when the vendor would accept it. */
@@ -70,20 +93,30 @@ export const toolRuleViolations: Record<string, (tool: Json) => string[]> = {
 		return [
 			...(ANTHROPIC_NAME.test(String(tool.name)) ? [] : [`name ${tool.name}`]),
 			...objectRoot(schema, 'input_schema'),
-			...['oneOf', 'anyOf', 'allOf'].filter((keyword) => isObject(schema) && keyword in schema).map((keyword) => `input_schema: ${keyword} at the top level`),
+			...['oneOf', 'anyOf', 'allOf']
+				.filter((keyword) => isObject(schema) && keyword in schema)
+				.map((keyword) => `input_schema: ${keyword} at the top level`),
 		];
 	},
 	gemini(tool) {
 		const declaration = tool as Json;
 		return [
 			...(GEMINI_NAME.test(String(declaration.name)) ? [] : [`name ${declaration.name}`]),
-			...('parameters' in declaration && 'parametersJsonSchema' in declaration ? ['parameters and parametersJsonSchema together'] : []),
-			...(declaration.parameters === undefined ? [] : geminiSchemaViolations(declaration.parameters)),
+			...('parameters' in declaration && 'parametersJsonSchema' in declaration
+				? ['parameters and parametersJsonSchema together']
+				: []),
+			...(declaration.parameters === undefined
+				? []
+				: geminiSchemaViolations(declaration.parameters)),
 		];
 	},
 	ollama(tool) {
 		const fn = tool.function as Json;
-		return [...(OPENAI_NAME.test(String(fn.name)) ? [] : [`name ${fn.name}`]), ...objectRoot(fn.parameters, 'parameters'), ...ollamaStructViolations(fn.parameters)];
+		return [
+			...(OPENAI_NAME.test(String(fn.name)) ? [] : [`name ${fn.name}`]),
+			...objectRoot(fn.parameters, 'parameters'),
+			...ollamaStructViolations(fn.parameters),
+		];
 	},
 };
 
@@ -91,22 +124,31 @@ export const toolRuleViolations: Record<string, (tool: Json) => string[]> = {
 function ollamaStructViolations(schema: unknown, path = '#'): string[] {
 	if (!isObject(schema)) return [];
 	const problems: string[] = [];
-	if (schema.required !== undefined && !(Array.isArray(schema.required) && schema.required.every((name) => typeof name === 'string'))) {
+	if (
+		schema.required !== undefined &&
+		!(Array.isArray(schema.required) && schema.required.every((name) => typeof name === 'string'))
+	) {
 		problems.push(`${path}: required must be a list of names`);
 	}
 	if (schema.properties !== undefined) {
 		if (!isObject(schema.properties)) problems.push(`${path}: properties must be an object`);
-		for (const [name, inner] of Object.entries(isObject(schema.properties) ? schema.properties : {})) {
+		for (const [name, inner] of Object.entries(
+			isObject(schema.properties) ? schema.properties : {},
+		)) {
 			if (!isObject(inner)) problems.push(`${path}/properties/${name}: must be a schema object`);
 			problems.push(...ollamaStructViolations(inner, `${path}/properties/${name}`));
 		}
 	}
-	if (schema.items !== undefined) problems.push(...ollamaStructViolations(schema.items, `${path}/items`));
+	if (schema.items !== undefined)
+		problems.push(...ollamaStructViolations(schema.items, `${path}/items`));
 	return problems;
 }
 
 /** The tool definitions of a request body, whichever vendor's. */
 export function vendorToolsOf(dialect: string, body: Json): Json[] {
-	if (dialect === 'gemini') return ((body.tools as Json[] | undefined) ?? []).flatMap((group) => group.functionDeclarations as Json[]);
+	if (dialect === 'gemini')
+		return ((body.tools as Json[] | undefined) ?? []).flatMap(
+			(group) => group.functionDeclarations as Json[],
+		);
 	return (body.tools as Json[] | undefined) ?? [];
 }

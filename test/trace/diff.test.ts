@@ -3,7 +3,11 @@ import { addThenAnswer, addTool, traceOf, type Script } from './traces';
 
 const expected = traceOf(addThenAnswer);
 const withRounds = (...rounds: Script['rounds']) => traceOf({ rounds, run: 2 });
-const addCall = (args: Record<string, unknown>, result = 'The sum of 2 and 3 is 5.') => ({ name: 'add', arguments: args, result });
+const addCall = (args: Record<string, unknown>, result = 'The sum of 2 and 3 is 5.') => ({
+	name: 'add',
+	arguments: args,
+	result,
+});
 
 describe('diffTraces', () => {
 	it('finds two runs of the same story equal, whatever their ids, times and usage', () => {
@@ -11,14 +15,31 @@ describe('diffTraces', () => {
 		expect(diff.equal).toBe(true);
 		expect(diff).not.toHaveProperty('firstDivergence');
 		expect(diff.rows).toHaveLength(7);
-		expect(diff.rows.every((row) => row.same && row.left !== null && row.right !== null)).toBe(true);
+		expect(diff.rows.every((row) => row.same && row.left !== null && row.right !== null)).toBe(
+			true,
+		);
 	});
 
 	it('names a different tool chosen, and sets the calls of each tool apart', () => {
-		const diff = diffTraces(withRounds({ calls: [{ name: 'echo', arguments: { message: '2 + 3' }, result: '2 + 3' }] }, { answer: 'Five.' }), expected);
+		const diff = diffTraces(
+			withRounds(
+				{ calls: [{ name: 'echo', arguments: { message: '2 + 3' }, result: '2 + 3' }] },
+				{ answer: 'Five.' },
+			),
+			expected,
+		);
 		expect(diff.equal).toBe(false);
-		expect(diff.firstDivergence).toEqual({ index: 2, step: 'model.choice', round: 1, what: 'model choice: tools', left: 'echo', right: 'add' });
-		expect(diff.rows.slice(3, 7).map((row) => [row.label, row.left !== null, row.right !== null])).toEqual([
+		expect(diff.firstDivergence).toEqual({
+			index: 2,
+			step: 'model.choice',
+			round: 1,
+			what: 'model choice: tools',
+			left: 'echo',
+			right: 'add',
+		});
+		expect(
+			diff.rows.slice(3, 7).map((row) => [row.label, row.left !== null, row.right !== null]),
+		).toEqual([
 			['call 1 add arguments', false, true],
 			['call 1 add result', false, true],
 			['call 1 echo arguments', true, false],
@@ -28,7 +49,10 @@ describe('diffTraces', () => {
 	});
 
 	it('names different arguments', () => {
-		const diff = diffTraces(withRounds({ calls: [addCall({ a: 2, b: 4 })] }, { answer: 'Five.' }), expected);
+		const diff = diffTraces(
+			withRounds({ calls: [addCall({ a: 2, b: 4 })] }, { answer: 'Five.' }),
+			expected,
+		);
 		expect(diff.firstDivergence).toEqual({
 			index: 2,
 			step: 'model.choice',
@@ -41,12 +65,18 @@ describe('diffTraces', () => {
 	});
 
 	it('finds arguments equal whatever the order of their keys', () => {
-		const diff = diffTraces(withRounds({ calls: [addCall({ b: 3, a: 2 })] }, { answer: 'Five.' }), expected);
+		const diff = diffTraces(
+			withRounds({ calls: [addCall({ b: 3, a: 2 })] }, { answer: 'Five.' }),
+			expected,
+		);
 		expect(diff.equal).toBe(true);
 	});
 
 	it('names a different result', () => {
-		const diff = diffTraces(withRounds({ calls: [addCall({ a: 2, b: 3 }, 'The sum is 6.')] }, { answer: 'Five.' }), expected);
+		const diff = diffTraces(
+			withRounds({ calls: [addCall({ a: 2, b: 3 }, 'The sum is 6.')] }, { answer: 'Five.' }),
+			expected,
+		);
 		expect(diff.firstDivergence).toEqual({
 			index: 4,
 			step: 'call.result',
@@ -59,12 +89,29 @@ describe('diffTraces', () => {
 	});
 
 	it('names a different final answer', () => {
-		const diff = diffTraces(withRounds({ calls: [addCall({ a: 2, b: 3 })] }, { answer: '5' }), expected);
-		expect(diff.firstDivergence).toEqual({ index: 6, step: 'model.choice', round: 2, what: 'model choice: answer', left: '5', right: 'Five.' });
+		const diff = diffTraces(
+			withRounds({ calls: [addCall({ a: 2, b: 3 })] }, { answer: '5' }),
+			expected,
+		);
+		expect(diff.firstDivergence).toEqual({
+			index: 6,
+			step: 'model.choice',
+			round: 2,
+			what: 'model choice: answer',
+			left: '5',
+			right: 'Five.',
+		});
 	});
 
 	it('shows a choice of another kind whole, and an extra round as steps of one side only', () => {
-		const diff = diffTraces(withRounds({ calls: [addCall({ a: 2, b: 3 })] }, { calls: [addCall({ a: 5, b: 0 }, '5')] }, { answer: 'Five.' }), expected);
+		const diff = diffTraces(
+			withRounds(
+				{ calls: [addCall({ a: 2, b: 3 })] },
+				{ calls: [addCall({ a: 5, b: 0 }, '5')] },
+				{ answer: 'Five.' },
+			),
+			expected,
+		);
 		expect(diff.firstDivergence).toEqual({
 			index: 6,
 			step: 'model.choice',
@@ -82,7 +129,10 @@ describe('diffTraces', () => {
 	});
 
 	it('names a step only one trace has', () => {
-		const diff = diffTraces(expected.filter((entry) => entry.round !== 2), expected);
+		const diff = diffTraces(
+			expected.filter((entry) => entry.round !== 2),
+			expected,
+		);
 		expect(diff.firstDivergence).toEqual({
 			index: 5,
 			step: 'tools.offered',
@@ -103,6 +153,10 @@ describe('diffTraces', () => {
 			left: 'add',
 			right: 'add, echo',
 		});
-		expect(diff.rows.filter((row) => !row.same).map((row) => row.label)).toEqual(['tools listed by everything', 'tools offered', 'tools offered']);
+		expect(diff.rows.filter((row) => !row.same).map((row) => row.label)).toEqual([
+			'tools listed by everything',
+			'tools offered',
+			'tools offered',
+		]);
 	});
 });

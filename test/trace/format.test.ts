@@ -9,17 +9,30 @@ describe('formatDiff', () => {
 		const text = formatDiff(diffTraces(traceOf({ ...addThenAnswer, run: 2 }), expected));
 		const lines = text.split('\n');
 		expect(lines[0]).toMatch(/^\s+#\s+round\s+step\s+left\s+right$/);
-		expect(lines[3]).toMatch(/^\s+3\s+1\s+model choice\s+tools: add; arguments: \[\{"a":2,"b":3\}\]\s+=$/);
+		expect(lines[3]).toMatch(
+			/^\s+3\s+1\s+model choice\s+tools: add; arguments: \[\{"a":2,"b":3\}\]\s+=$/,
+		);
 		expect(lines.slice(1, 8).every((line) => line.endsWith('='))).toBe(true);
 		expect(text.endsWith('\nEqual: the traces agree on all 7 steps.\n')).toBe(true);
 	});
 
 	it('marks the first divergence and gives it in full below the table', () => {
-		const long = 'The sum of 2 and 3 is 5, as anyone can check by counting on their fingers.\nSecond line.';
-		const diff = diffTraces(traceOf({ rounds: [{ calls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: long }] }, { answer: 'Five!' }] }), expected);
+		const long =
+			'The sum of 2 and 3 is 5, as anyone can check by counting on their fingers.\nSecond line.';
+		const diff = diffTraces(
+			traceOf({
+				rounds: [
+					{ calls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: long }] },
+					{ answer: 'Five!' },
+				],
+			}),
+			expected,
+		);
 		const text = formatDiff(diff);
 		const lines = text.split('\n');
-		expect(lines[5]).toMatch(/^>\s+5\s+1\s+call 1 add result\s+status: ok; content: The sum of 2 and 3 is 5, a…\s+status: ok; content: The sum of 2 and 3 is 5\.$/);
+		expect(lines[5]).toMatch(
+			/^>\s+5\s+1\s+call 1 add result\s+status: ok; content: The sum of 2 and 3 is 5, a…\s+status: ok; content: The sum of 2 and 3 is 5\.$/,
+		);
 		expect(lines[7]).toMatch(/^!\s+7\s+2\s+model choice\s+answer: Five!\s+answer: Five\.$/);
 		expect(text).toContain(
 			[
@@ -35,11 +48,15 @@ describe('formatDiff', () => {
 
 	it('shows a step one side lacks as missing', () => {
 		const text = formatDiff(diffTraces([], expected.slice(0, 1)));
-		expect(text).toMatch(/^>\s+1\s+0\s+tools listed by everything\s+\(missing\)\s+tools: add, echo; schemas: sha256:/m);
+		expect(text).toMatch(
+			/^>\s+1\s+0\s+tools listed by everything\s+\(missing\)\s+tools: add, echo; schemas: sha256:/m,
+		);
 		expect(text).toContain('  left:  (missing)\n');
 	});
 
 	it('says when neither trace has a step', () => {
-		expect(formatDiff(diffTraces([], []))).toBe('  #  round  step  left  right\n\nEqual: neither trace has a step to compare.\n');
+		expect(formatDiff(diffTraces([], []))).toBe(
+			'  #  round  step  left  right\n\nEqual: neither trace has a step to compare.\n',
+		);
 	});
 });

@@ -26,14 +26,34 @@ describe('readTrace', () => {
 	it.each([
 		['an empty text', '  \n', /^The text is empty; expected an item's json/],
 		['a broken JSON document', '{\n  "trace": [\n}', /^Not JSON: /],
-		['JSON Lines broken on line 3', `${toJsonLines(trace.slice(0, 2))}{"step": `, /^Not JSON Lines: Line 3 is not JSON: /],
+		[
+			'JSON Lines broken on line 3',
+			`${toJsonLines(trace.slice(0, 2))}{"step": `,
+			/^Not JSON Lines: Line 3 is not JSON: /,
+		],
 		['a number', 42, /^Not a trace: expected .*, got 42$/],
 		['a JSON string', '"hello"', /^Not a trace: .*, got "hello"$/],
 		['an object without a trace', { messages: [] }, /^Not a trace: /],
-		['a trace that is not a list', { trace: 'none' }, /^The item's "trace" must be a list, but it is a string$/],
-		['an entry without a step', [trace[0], { node: 'Model' }], /^Trace entry 2 has no "step": \{"node":"Model"\}$/],
-		['a JSON Lines entry without a step', '{"step":"tools.list"}\n[1]\n', /^Trace entry 2 has no "step": \[1\]$/],
-		['a round that is no whole number', [{ ...trace[0], round: 'one' }], /^Trace entry 1 \(tools\.list\) has a "round" that is not a whole number: "one"$/],
+		[
+			'a trace that is not a list',
+			{ trace: 'none' },
+			/^The item's "trace" must be a list, but it is a string$/,
+		],
+		[
+			'an entry without a step',
+			[trace[0], { node: 'Model' }],
+			/^Trace entry 2 has no "step": \{"node":"Model"\}$/,
+		],
+		[
+			'a JSON Lines entry without a step',
+			'{"step":"tools.list"}\n[1]\n',
+			/^Trace entry 2 has no "step": \[1\]$/,
+		],
+		[
+			'a round that is no whole number',
+			[{ ...trace[0], round: 'one' }],
+			/^Trace entry 1 \(tools\.list\) has a "round" that is not a whole number: "one"$/,
+		],
 	])('refuses %s, saying what it expected', (_what, source, message) => {
 		expect(() => readTrace(source)).toThrow(TraceReadError);
 		expect(() => readTrace(source)).toThrow(message);

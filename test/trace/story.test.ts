@@ -7,39 +7,92 @@ const HASH = expect.stringMatching(/^sha256:[0-9a-f]{16}$/);
 
 /** A trace with the payloads left out, as Trace Payloads "Metadata Only" writes it. */
 const withoutPayloads = (trace: RecordedEntry[]) =>
-	trace.map(({ payload, ...entry }) => ({ ...entry, payloadOmitted: 'Trace Payloads is set to Metadata Only' }));
+	trace.map(({ payload, ...entry }) => ({
+		...entry,
+		payloadOmitted: 'Trace Payloads is set to Metadata Only',
+	}));
 
 describe('storyOf', () => {
-	it('tells a trace round by round: tools listed and offered, the choice, each call\'s arguments and result', () => {
+	it("tells a trace round by round: tools listed and offered, the choice, each call's arguments and result", () => {
 		const story = storyOf(traceOf(addThenAnswer));
 		expect(story.map(({ step, round, label, facts }) => ({ step, round, label, facts }))).toEqual([
-			{ step: 'tools.list', round: 0, label: 'tools listed by everything', facts: { tools: 'add, echo', schemas: HASH } },
-			{ step: 'tools.offered', round: 1, label: 'tools offered', facts: { tools: 'add, echo', schemas: HASH } },
-			{ step: 'model.choice', round: 1, label: 'model choice', facts: { tools: 'add', arguments: '[{"a":2,"b":3}]' } },
-			{ step: 'call.arguments', round: 1, label: 'call 1 add arguments', facts: { validation: 'valid', arguments: '{"a":2,"b":3}' } },
-			{ step: 'call.result', round: 1, label: 'call 1 add result', facts: { status: 'ok', content: 'The sum of 2 and 3 is 5.' } },
-			{ step: 'tools.offered', round: 2, label: 'tools offered', facts: { tools: 'add, echo', schemas: HASH } },
+			{
+				step: 'tools.list',
+				round: 0,
+				label: 'tools listed by everything',
+				facts: { tools: 'add, echo', schemas: HASH },
+			},
+			{
+				step: 'tools.offered',
+				round: 1,
+				label: 'tools offered',
+				facts: { tools: 'add, echo', schemas: HASH },
+			},
+			{
+				step: 'model.choice',
+				round: 1,
+				label: 'model choice',
+				facts: { tools: 'add', arguments: '[{"a":2,"b":3}]' },
+			},
+			{
+				step: 'call.arguments',
+				round: 1,
+				label: 'call 1 add arguments',
+				facts: { validation: 'valid', arguments: '{"a":2,"b":3}' },
+			},
+			{
+				step: 'call.result',
+				round: 1,
+				label: 'call 1 add result',
+				facts: { status: 'ok', content: 'The sum of 2 and 3 is 5.' },
+			},
+			{
+				step: 'tools.offered',
+				round: 2,
+				label: 'tools offered',
+				facts: { tools: 'add, echo', schemas: HASH },
+			},
 			{ step: 'model.choice', round: 2, label: 'model choice', facts: { answer: 'Five.' } },
 		]);
 	});
 
 	it('leaves out times, durations, vendor ids, usage, attempts, headers and server versions', () => {
-		expect(storyOf(traceOf({ ...addThenAnswer, run: 2 }))).toEqual(storyOf(traceOf({ ...addThenAnswer, run: 1 })));
+		expect(storyOf(traceOf({ ...addThenAnswer, run: 2 }))).toEqual(
+			storyOf(traceOf({ ...addThenAnswer, run: 1 })),
+		);
 	});
 
 	it('reads the calls of every dialect alike, without the text beside them', () => {
-		expect(storyOf(traceOf({ ...addThenAnswer, dialect: 'anthropic', run: 3 }))).toEqual(storyOf(traceOf(addThenAnswer)));
+		expect(storyOf(traceOf({ ...addThenAnswer, dialect: 'anthropic', run: 3 }))).toEqual(
+			storyOf(traceOf(addThenAnswer)),
+		);
 	});
 
 	it("knows a call by its position among the model's calls, whatever order the servers ran them in", () => {
-		const script = { rounds: [{ calls: [{ name: 'add', arguments: { a: 1, b: 1 }, result: '2' }, { name: 'echo', arguments: { message: 'hi' }, result: 'hi' }] }] };
+		const script = {
+			rounds: [
+				{
+					calls: [
+						{ name: 'add', arguments: { a: 1, b: 1 }, result: '2' },
+						{ name: 'echo', arguments: { message: 'hi' }, result: 'hi' },
+					],
+				},
+			],
+		};
 		const trace = traceOf(script);
 		const isEcho = (entry: RecordedEntry) => entry.tool === 'echo';
 		// The echo server's node ran first: its entries come before add's.
-		const echoFirst = [...trace.filter((entry) => !entry.callId), ...trace.filter(isEcho), ...trace.filter((entry) => entry.callId && !isEcho(entry))];
+		const echoFirst = [
+			...trace.filter((entry) => !entry.callId),
+			...trace.filter(isEcho),
+			...trace.filter((entry) => entry.callId && !isEcho(entry)),
+		];
 		const story = storyOf(echoFirst);
 		expect(story).toEqual(storyOf(trace));
-		expect(story.filter((step) => step.step === 'call.result').map((step) => step.label)).toEqual(['call 1 add result', 'call 2 echo result']);
+		expect(story.filter((step) => step.step === 'call.result').map((step) => step.label)).toEqual([
+			'call 1 add result',
+			'call 2 echo result',
+		]);
 	});
 
 	it('reads a trace without rounds by counting model requests', () => {
@@ -60,7 +113,7 @@ describe('storyOf', () => {
 		]);
 	});
 
-	it('puts a listing made after a round\'s calls after them', () => {
+	it("puts a listing made after a round's calls after them", () => {
 		const trace = traceOf(addThenAnswer);
 		const relisting = { ...trace[0], round: 1, at: '2026-12-02T12:00:00.000Z' };
 		const story = storyOf([...trace.slice(0, 7), relisting, ...trace.slice(7)]);
@@ -75,32 +128,74 @@ describe('storyOf', () => {
 
 	it('hashes the schemas, so a changed schema shows under the same names', () => {
 		const changed = { ...addTool, inputSchema: { ...addTool.inputSchema, required: ['a'] } };
-		const [before, after] = [traceOf(addThenAnswer), traceOf({ ...addThenAnswer, tools: [changed, echoTool] })].map(storyOf);
+		const [before, after] = [
+			traceOf(addThenAnswer),
+			traceOf({ ...addThenAnswer, tools: [changed, echoTool] }),
+		].map(storyOf);
 		expect(after[0].facts.tools).toBe(before[0].facts.tools);
 		expect(after[0].facts.schemas).not.toBe(before[0].facts.schemas);
 		expect(after[1].facts.schemas).not.toBe(before[1].facts.schemas);
 	});
 
 	it('tells structured content, non-text parts, errors and error responses', () => {
-		const trace = traceOf({ rounds: [{ calls: [{ name: 'add', arguments: { a: 1, b: 2 }, result: '3', structuredContent: { sum: 3 } }] }] });
+		const trace = traceOf({
+			rounds: [
+				{
+					calls: [
+						{ name: 'add', arguments: { a: 1, b: 2 }, result: '3', structuredContent: { sum: 3 } },
+					],
+				},
+			],
+		});
 		const result = trace.find((entry) => entry.step === 'tools.call.result')!;
-		const image = { type: 'image', mimeType: 'image/png', data: { binaryProperty: 'image_0', bytes: 68 } };
+		const image = {
+			type: 'image',
+			mimeType: 'image/png',
+			data: { binaryProperty: 'image_0', bytes: 68 },
+		};
 		const steps = (entries: RecordedEntry[]) => storyOf(entries).map((step) => step.facts);
 
-		expect(steps([result]).at(-1)).toEqual({ status: 'ok', content: '3', structuredContent: '{"sum":3}' });
-		const withImage = { ...result, payload: { content: [{ type: 'text', text: 'A chart:' }, image] } };
-		expect(steps([withImage]).at(-1)).toEqual({ status: 'ok', content: `A chart:\n{"data":{"binaryProperty":"image_0","bytes":68},"mimeType":"image/png","type":"image"}` });
-		const failed = { ...result, status: 'timeout', payload: { error: 'No answer within 60000 ms' } };
-		expect(steps([failed]).at(-1)).toEqual({ status: 'timeout', content: '{"error":"No answer within 60000 ms"}' });
+		expect(steps([result]).at(-1)).toEqual({
+			status: 'ok',
+			content: '3',
+			structuredContent: '{"sum":3}',
+		});
+		const withImage = {
+			...result,
+			payload: { content: [{ type: 'text', text: 'A chart:' }, image] },
+		};
+		expect(steps([withImage]).at(-1)).toEqual({
+			status: 'ok',
+			content: `A chart:\n{"data":{"binaryProperty":"image_0","bytes":68},"mimeType":"image/png","type":"image"}`,
+		});
+		const failed = {
+			...result,
+			status: 'timeout',
+			payload: { error: 'No answer within 60000 ms' },
+		};
+		expect(steps([failed]).at(-1)).toEqual({
+			status: 'timeout',
+			content: '{"error":"No answer within 60000 ms"}',
+		});
 
 		const response = trace.find((entry) => entry.step === 'model.response')!;
-		const refused = { ...response, toolCalls: [], payload: { error: { message: 'Rate limit reached' } } };
-		expect(steps([refused])).toEqual([{ error: 'The model API returned an error: Rate limit reached' }]);
+		const refused = {
+			...response,
+			toolCalls: [],
+			payload: { error: { message: 'Rate limit reached' } },
+		};
+		expect(steps([refused])).toEqual([
+			{ error: 'The model API returned an error: Rate limit reached' },
+		]);
 	});
 
 	it('refuses a model response of a dialect it cannot read, naming the entry', () => {
-		const trace = traceOf(addThenAnswer).map((entry) => (entry.step === 'model.response' ? { ...entry, dialect: 'cohere' } : entry));
+		const trace = traceOf(addThenAnswer).map((entry) =>
+			entry.step === 'model.response' ? { ...entry, dialect: 'cohere' } : entry,
+		);
 		expect(() => storyOf(trace)).toThrow(TraceReadError);
-		expect(() => storyOf(trace)).toThrow('Trace entry 3 (model.response) has dialect "cohere"; expected one of openaiChat, openaiResponses, anthropic, gemini, ollama');
+		expect(() => storyOf(trace)).toThrow(
+			'Trace entry 3 (model.response) has dialect "cohere"; expected one of openaiChat, openaiResponses, anthropic, gemini, ollama',
+		);
 	});
 });

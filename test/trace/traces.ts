@@ -33,29 +33,57 @@ export interface Script {
 export const addTool: ListedTool = {
 	name: 'add',
 	description: 'Adds two numbers',
-	inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+	inputSchema: {
+		type: 'object',
+		properties: { a: { type: 'number' }, b: { type: 'number' } },
+		required: ['a', 'b'],
+	},
 };
 
 export const echoTool: ListedTool = {
 	name: 'echo',
 	description: 'Echoes a message',
-	inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+	inputSchema: {
+		type: 'object',
+		properties: { message: { type: 'string' } },
+		required: ['message'],
+	},
 };
 
 /** The model adds 2 and 3 with the add tool, then answers. */
 export const addThenAnswer: Script = {
-	rounds: [{ calls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: 'The sum of 2 and 3 is 5.' }] }, { answer: 'Five.' }],
+	rounds: [
+		{ calls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: 'The sum of 2 and 3 is 5.' }] },
+		{ answer: 'Five.' },
+	],
 };
 
-export function traceOf({ tools = [addTool, echoTool], rounds, dialect = 'openaiChat', run = 1 }: Script): RecordedEntry[] {
+export function traceOf({
+	tools = [addTool, echoTool],
+	rounds,
+	dialect = 'openaiChat',
+	run = 1,
+}: Script): RecordedEntry[] {
 	let clock = Date.UTC(2026, 11, 2, 10, 0, 0) + run * 3_600_000;
 	const at = () => new Date((clock += 100 + run * 7)).toISOString();
-	const timed = (step: string, node: string, round: number) => ({ step, node, round, at: at(), durationMs: 10 + run });
+	const timed = (step: string, node: string, round: number) => ({
+		step,
+		node,
+		round,
+		at: at(),
+		durationMs: 10 + run,
+	});
 
 	const trace: RecordedEntry[] = [
 		{
 			...timed('tools.list', 'List Tools', 0),
-			server: { label: 'everything', name: 'mcp-servers/everything', version: `2.0.${run}`, protocolVersion: '2025-11-25', transport: 'stdio' },
+			server: {
+				label: 'everything',
+				name: 'mcp-servers/everything',
+				version: `2.0.${run}`,
+				protocolVersion: '2025-11-25',
+				transport: 'stdio',
+			},
 			toolCount: tools.length,
 			listedCount: 13,
 			listHash: `sha256:${run}`,
@@ -64,7 +92,13 @@ export function traceOf({ tools = [addTool, echoTool], rounds, dialect = 'openai
 	];
 	for (const [index, scripted] of rounds.entries()) {
 		const round = index + 1;
-		const calls = 'calls' in scripted ? scripted.calls.map((call, position) => ({ ...call, id: `call_${run}_${round}_${position}` })) : [];
+		const calls =
+			'calls' in scripted
+				? scripted.calls.map((call, position) => ({
+						...call,
+						id: `call_${run}_${round}_${position}`,
+					}))
+				: [];
 		const answer = 'answer' in scripted ? scripted.answer : null;
 		trace.push({
 			...timed('model.request', 'Model', round),
@@ -85,8 +119,19 @@ export function traceOf({ tools = [addTool, echoTool], rounds, dialect = 'openai
 		});
 		for (const call of calls) {
 			const ids = { callId: call.id, tool: call.name };
-			trace.push({ ...timed('arguments.validation', 'Execute Tool Calls', round), ...ids, status: 'valid', issues: [], payload: call.arguments });
-			trace.push({ ...timed('tools.call.request', 'Execute Tool Calls', round), server: 'everything', ...ids, payload: { name: call.name, arguments: call.arguments } });
+			trace.push({
+				...timed('arguments.validation', 'Execute Tool Calls', round),
+				...ids,
+				status: 'valid',
+				issues: [],
+				payload: call.arguments,
+			});
+			trace.push({
+				...timed('tools.call.request', 'Execute Tool Calls', round),
+				server: 'everything',
+				...ids,
+				payload: { name: call.name, arguments: call.arguments },
+			});
 			trace.push({
 				...timed('tools.call.result', 'Execute Tool Calls', round),
 				server: 'everything',
@@ -108,18 +153,30 @@ function requestBody(dialect: Script['dialect'], tools: ListedTool[]) {
 			model: 'claude-test',
 			max_tokens: 1024,
 			messages: [{ role: 'user', content: 'What is 2 + 3?' }],
-			tools: tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })),
+			tools: tools.map((tool) => ({
+				name: tool.name,
+				description: tool.description,
+				input_schema: tool.inputSchema,
+			})),
 		};
 	}
 	return {
 		model: 'gpt-test',
 		messages: [{ role: 'user', content: 'What is 2 + 3?' }],
-		tools: tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.inputSchema } })),
+		tools: tools.map((tool) => ({
+			type: 'function',
+			function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+		})),
 		tool_choice: 'auto',
 	};
 }
 
-function responseBody(dialect: Script['dialect'], run: number, calls: Array<ScriptedCall & { id: string }>, answer: string | null) {
+function responseBody(
+	dialect: Script['dialect'],
+	run: number,
+	calls: Array<ScriptedCall & { id: string }>,
+	answer: string | null,
+) {
 	if (dialect === 'anthropic') {
 		return {
 			id: `msg_${run}`,
@@ -128,13 +185,22 @@ function responseBody(dialect: Script['dialect'], run: number, calls: Array<Scri
 			model: 'claude-test',
 			content: [
 				{ type: 'text', text: answer ?? `Let me work that out (run ${run}).` },
-				...calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments })),
+				...calls.map((call) => ({
+					type: 'tool_use',
+					id: call.id,
+					name: call.name,
+					input: call.arguments,
+				})),
 			],
 			stop_reason: calls.length > 0 ? 'tool_use' : 'end_turn',
 			usage: { input_tokens: 20 + run, output_tokens: 10 },
 		};
 	}
-	const toolCalls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }));
+	const toolCalls = calls.map((call) => ({
+		id: call.id,
+		type: 'function',
+		function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+	}));
 	return {
 		id: `chatcmpl-${run}`,
 		object: 'chat.completion',
@@ -143,7 +209,11 @@ function responseBody(dialect: Script['dialect'], run: number, calls: Array<Scri
 		choices: [
 			{
 				index: 0,
-				message: { role: 'assistant', content: answer, ...(toolCalls.length > 0 && { tool_calls: toolCalls }) },
+				message: {
+					role: 'assistant',
+					content: answer,
+					...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+				},
 				finish_reason: calls.length > 0 ? 'tool_calls' : 'stop',
 			},
 		],

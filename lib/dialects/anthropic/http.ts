@@ -31,7 +31,9 @@ export function anthropicErrorMessage(body: unknown): string | undefined {
 /** GET /v1/models answers `{data:[{id, display_name, …}], has_more}`; 1000 is the largest page. */
 export function parseAnthropicModels(body: unknown): string[] {
 	const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
-	return data.map((model) => (isRecord(model) && typeof model.id === 'string' ? model.id : '')).filter((id) => id !== '');
+	return data
+		.map((model) => (isRecord(model) && typeof model.id === 'string' ? model.id : ''))
+		.filter((id) => id !== '');
 }
 
 export const anthropicHttp: DialectHttp = {

@@ -3,7 +3,12 @@ import type { AssistantMessage, Message, ToolMessage } from '../../conversation/
 import { isRecord } from '../json';
 import type { ToolNameMap } from '../types';
 import { anthropicToolUseIds } from './names';
-import type { AnthropicBlock, AnthropicMessageParam, AnthropicToolResultBlock, AnthropicToolUseBlock } from './wire';
+import type {
+	AnthropicBlock,
+	AnthropicMessageParam,
+	AnthropicToolResultBlock,
+	AnthropicToolUseBlock,
+} from './wire';
 
 type Turn = { role: AnthropicMessageParam['role']; content: AnthropicBlock[] };
 
@@ -59,7 +64,11 @@ function toolResult(message: ToolMessage, ids: ToolNameMap): AnthropicToolResult
 }
 
 /** Anthropic's own turn when it was kept and still matches the calls; else built from ours. */
-function assistantBlocks(message: AssistantMessage, names: ToolNameMap, ids: ToolNameMap): AnthropicBlock[] {
+function assistantBlocks(
+	message: AssistantMessage,
+	names: ToolNameMap,
+	ids: ToolNameMap,
+): AnthropicBlock[] {
 	const echoed = echoableTurn(message);
 	if (echoed) return echoed.flatMap(echoBlock);
 	const calls = (message.tool_calls ?? []).flatMap((call) =>
@@ -84,11 +93,15 @@ function echoableTurn(message: AssistantMessage): Array<Record<string, unknown>>
 	const blocks = turn.content.filter(isRecord);
 	const echoed = blocks.filter((block) => block.type === 'tool_use').map((block) => block.id);
 	const calls = (message.tool_calls ?? []).map((call) => call.id);
-	return echoed.length === calls.length && echoed.every((id, index) => id === calls[index]) ? blocks : undefined;
+	return echoed.length === calls.length && echoed.every((id, index) => id === calls[index])
+		? blocks
+		: undefined;
 }
 
 function echoBlock(block: Record<string, unknown>): AnthropicBlock[] {
-	return block.type === 'tool_use' ? toolUse(block as AnthropicToolUseBlock) : [block as AnthropicBlock];
+	return block.type === 'tool_use'
+		? toolUse(block as AnthropicToolUseBlock)
+		: [block as AnthropicBlock];
 }
 
 /**
@@ -97,7 +110,9 @@ function echoBlock(block: Record<string, unknown>): AnthropicBlock[] {
  * wrote: the block gets input {} and a text block before it keeps the text. The result that follows
  * already tells the model why the call was not made.
  */
-function toolUse(block: Omit<AnthropicToolUseBlock, 'input'> & { input: unknown }): AnthropicBlock[] {
+function toolUse(
+	block: Omit<AnthropicToolUseBlock, 'input'> & { input: unknown },
+): AnthropicBlock[] {
 	if (isRecord(block.input)) return [block as AnthropicToolUseBlock];
 	const raw = typeof block.input === 'string' ? block.input : (JSON.stringify(block.input) ?? '');
 	const parsed = parseToolArguments(raw);
@@ -113,7 +128,10 @@ function toolUse(block: Omit<AnthropicToolUseBlock, 'input'> & { input: unknown 
 function toMessageParam({ role, content }: Turn): AnthropicMessageParam {
 	const ordered = role === 'user' ? [...content].sort((a, b) => rank(a) - rank(b)) : content;
 	const [only] = ordered;
-	const plainText = ordered.length === 1 && only.type === 'text' && Object.keys(only).every((key) => key === 'type' || key === 'text');
+	const plainText =
+		ordered.length === 1 &&
+		only.type === 'text' &&
+		Object.keys(only).every((key) => key === 'type' || key === 'text');
 	return { role, content: plainText ? String(only.text) : ordered };
 }
 

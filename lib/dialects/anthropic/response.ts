@@ -15,11 +15,14 @@ const NEUTRAL_BLOCKS = new Set(['text', 'tool_use']);
  */
 export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(body, anthropicErrorMessage);
-	if (!Array.isArray(body.content)) throw new Error(`The model API response has no content array: ${excerpt(body)}`);
+	if (!Array.isArray(body.content))
+		throw new Error(`The model API response has no content array: ${excerpt(body)}`);
 	const blocks = body.content.filter(isRecord);
 
 	const { assistantCalls, toolCalls } = collectToolCalls(
-		blocks.filter((block) => block.type === 'tool_use').map((block) => ({ id: block.id, name: block.name, arguments: block.input })),
+		blocks
+			.filter((block) => block.type === 'tool_use')
+			.map((block) => ({ id: block.id, name: block.name, arguments: block.input })),
 		names,
 	);
 	const text = blocks

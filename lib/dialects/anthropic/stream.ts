@@ -1,6 +1,11 @@
 import { isRecord } from '../json';
 import type { StreamAssembler } from '../types';
-import type { AnthropicBlock, AnthropicDelta, AnthropicMessage, AnthropicStreamEvent } from './wire';
+import type {
+	AnthropicBlock,
+	AnthropicDelta,
+	AnthropicMessage,
+	AnthropicStreamEvent,
+} from './wire';
 
 /**
  * Assembles Messages stream events into the Message body a non-streamed call returns, so both paths
@@ -9,7 +14,10 @@ import type { AnthropicBlock, AnthropicDelta, AnthropicMessage, AnthropicStreamE
  * cumulative counts.
  * Events and deltas we do not know (ping, later kinds) are ignored.
  */
-export function createAnthropicStreamAssembler(): StreamAssembler<AnthropicStreamEvent, AnthropicMessage> {
+export function createAnthropicStreamAssembler(): StreamAssembler<
+	AnthropicStreamEvent,
+	AnthropicMessage
+> {
 	let head: Record<string, unknown> | undefined;
 	const blocks: unknown[] = [];
 	const inputJson = new Map<number, string>();
@@ -22,7 +30,8 @@ export function createAnthropicStreamAssembler(): StreamAssembler<AnthropicStrea
 		const { content, usage: startUsage, ...rest } = message;
 		head = rest;
 		// A message can start with blocks already in it; the events that follow index after them.
-		if (Array.isArray(content)) blocks.push(...content.map((block) => (isRecord(block) ? { ...block } : block)));
+		if (Array.isArray(content))
+			blocks.push(...content.map((block) => (isRecord(block) ? { ...block } : block)));
 		if (isRecord(startUsage)) usage = { ...startUsage, ...usage };
 	}
 
@@ -43,7 +52,10 @@ export function createAnthropicStreamAssembler(): StreamAssembler<AnthropicStrea
 				block.signature = `${block.signature ?? ''}${delta.signature}`;
 				break;
 			case 'citations_delta':
-				block.citations = [...(Array.isArray(block.citations) ? block.citations : []), delta.citation];
+				block.citations = [
+					...(Array.isArray(block.citations) ? block.citations : []),
+					delta.citation,
+				];
 				break;
 		}
 	}
@@ -57,7 +69,8 @@ export function createAnthropicStreamAssembler(): StreamAssembler<AnthropicStrea
 					if (!head && isRecord(event.message)) start(event.message);
 					break;
 				case 'content_block_start':
-					if (typeof event.index === 'number' && isRecord(event.content_block)) blocks[event.index] = { ...event.content_block };
+					if (typeof event.index === 'number' && isRecord(event.content_block))
+						blocks[event.index] = { ...event.content_block };
 					break;
 				case 'content_block_delta':
 					if (typeof event.index === 'number') addDelta(event.index, event.delta);
@@ -80,7 +93,9 @@ export function createAnthropicStreamAssembler(): StreamAssembler<AnthropicStrea
 			const content = blocks
 				.map((block, index) => {
 					const json = inputJson.get(index);
-					return json === undefined || !isRecord(block) ? block : { ...block, input: parseInput(json) };
+					return json === undefined || !isRecord(block)
+						? block
+						: { ...block, input: parseInput(json) };
 				})
 				.filter(isRecord) as AnthropicBlock[];
 			return {

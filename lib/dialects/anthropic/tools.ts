@@ -15,10 +15,17 @@ const STRICT_NOT_SENT =
 const ROOT_UNIONS = ['oneOf', 'anyOf', 'allOf'] as const;
 
 /** Our tools as Anthropic tools; with `strict`, every tool is named as sent without it. */
-export function toAnthropicTools(tools: readonly Tool[], names: ToolNameMap, strict = false): VendorTools<AnthropicTool> {
+export function toAnthropicTools(
+	tools: readonly Tool[],
+	names: ToolNameMap,
+	strict = false,
+): VendorTools<AnthropicTool> {
 	const converted = tools.map((tool): AnthropicTool => {
 		const { schema, unsent } = toInputSchema(tool);
-		const description = [tool.description ?? tool.title, unsent && `The arguments must also match this JSON Schema: ${unsent}`]
+		const description = [
+			tool.description ?? tool.title,
+			unsent && `The arguments must also match this JSON Schema: ${unsent}`,
+		]
 			.filter(Boolean)
 			.join('\n\n');
 		return {
@@ -27,7 +34,9 @@ export function toAnthropicTools(tools: readonly Tool[], names: ToolNameMap, str
 			input_schema: schema,
 		};
 	});
-	const notStrict = strict ? tools.map((tool) => ({ name: tool.name, reason: STRICT_NOT_SENT })) : [];
+	const notStrict = strict
+		? tools.map((tool) => ({ name: tool.name, reason: STRICT_NOT_SENT }))
+		: [];
 	return { tools: converted, names, notStrict };
 }
 

@@ -11,10 +11,20 @@ export type AnthropicBlock = { type: string; [key: string]: unknown };
 
 export type AnthropicTextBlock = { type: 'text'; text: string };
 
-export type AnthropicToolUseBlock = { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+export type AnthropicToolUseBlock = {
+	type: 'tool_use';
+	id: string;
+	name: string;
+	input: Record<string, unknown>;
+};
 
 /** `content` may be left out (the API reads that as an empty result); `is_error` is sent only when true. */
-export type AnthropicToolResultBlock = { type: 'tool_result'; tool_use_id: string; content?: string; is_error?: true };
+export type AnthropicToolResultBlock = {
+	type: 'tool_result';
+	tool_use_id: string;
+	content?: string;
+	is_error?: true;
+};
 
 export interface AnthropicMessageParam {
 	role: 'user' | 'assistant';

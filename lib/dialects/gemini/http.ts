@@ -32,7 +32,11 @@ export function geminiErrorMessage(body: unknown): string | undefined {
 export function parseGeminiModels(body: unknown): string[] {
 	const models = isRecord(body) && Array.isArray(body.models) ? body.models.filter(isRecord) : [];
 	return models
-		.filter((model) => !Array.isArray(model.supportedGenerationMethods) || model.supportedGenerationMethods.includes('generateContent'))
+		.filter(
+			(model) =>
+				!Array.isArray(model.supportedGenerationMethods) ||
+				model.supportedGenerationMethods.includes('generateContent'),
+		)
 		.map((model) => (typeof model.name === 'string' ? model.name.replace(/^models\//, '') : ''))
 		.filter((id) => id !== '');
 }

@@ -33,7 +33,11 @@ interface AnsweredCall {
  * (their own parts echoed when Gemini wrote them), and each run of tool results as ONE user turn of
  * functionResponse parts, the form Gemini expects after a turn of function calls.
  */
-export function toGeminiContents(messages: readonly Message[], names: ToolNameMap, options: GeminiMessageOptions): GeminiContents {
+export function toGeminiContents(
+	messages: readonly Message[],
+	names: ToolNameMap,
+	options: GeminiMessageOptions,
+): GeminiContents {
 	const system: GeminiPart[] = [];
 	const contents: GeminiContent[] = [];
 	const calls = new Map<string, AnsweredCall>();
@@ -63,16 +67,26 @@ export function toGeminiContents(messages: readonly Message[], names: ToolNameMa
  * to ours by position, the order collectToolCalls kept. Any other turn is rebuilt from the neutral form.
  * Either way the array is new, so signing it never touches the conversation.
  */
-function modelParts(message: AssistantMessage, names: ToolNameMap, calls: Map<string, AnsweredCall>): GeminiPart[] {
+function modelParts(
+	message: AssistantMessage,
+	names: ToolNameMap,
+	calls: Map<string, AnsweredCall>,
+): GeminiPart[] {
 	const toolCalls = message.tool_calls ?? [];
 	const turn = message.vendorTurn;
-	const echoed = turn?.dialect === 'gemini' && Array.isArray(turn.content) ? (turn.content.filter(isRecord) as GeminiPart[]) : [];
+	const echoed =
+		turn?.dialect === 'gemini' && Array.isArray(turn.content)
+			? (turn.content.filter(isRecord) as GeminiPart[])
+			: [];
 	if (echoed.length > 0) {
 		const sent = functionCallsOf(echoed);
 		toolCalls.forEach((call, index) => {
 			const vendorCall = sent[index];
 			calls.set(call.id, {
-				name: typeof vendorCall?.name === 'string' ? vendorCall.name : names.toVendor(call.function.name),
+				name:
+					typeof vendorCall?.name === 'string'
+						? vendorCall.name
+						: names.toVendor(call.function.name),
 				...(vendorCall?.id === call.id && { id: call.id }),
 			});
 		});
@@ -95,13 +109,19 @@ function signFirstCall(parts: GeminiPart[]): void {
 	parts[first] = { ...calls[0], thoughtSignature: SKIP_SIGNATURE };
 }
 
-function functionResponse(message: ToolMessage, call: AnsweredCall | undefined, names: ToolNameMap): GeminiPart {
+function functionResponse(
+	message: ToolMessage,
+	call: AnsweredCall | undefined,
+	names: ToolNameMap,
+): GeminiPart {
 	return {
 		functionResponse: {
 			// A result whose call is not in the history keeps the tool's name it carries.
 			name: call?.name ?? names.toVendor(message.name ?? ''),
 			...(call?.id !== undefined && { id: call.id }),
-			response: message.isError ? { error: message.content } : { output: message.structuredContent ?? message.content },
+			response: message.isError
+				? { error: message.content }
+				: { output: message.structuredContent ?? message.content },
 		},
 	};
 }

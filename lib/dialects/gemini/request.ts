@@ -17,7 +17,9 @@ export function buildGeminiRequest(
 	const { messages, tools } = conversation;
 	const names = geminiToolNames(historyToolNames(conversation));
 	const vendorTools = toGeminiTools(tools, names, settings.strict);
-	const body: GeminiRequest = toGeminiContents(messages, names, { signFunctionCalls: checksSignatures(settings.model) });
+	const body: GeminiRequest = toGeminiContents(messages, names, {
+		signFunctionCalls: checksSignatures(settings.model),
+	});
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
 		body.toolConfig = { functionCallingConfig: toGeminiToolChoice(settings.toolChoice, names) };

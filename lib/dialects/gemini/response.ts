@@ -20,14 +20,24 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 	const candidate = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
 	if (!isRecord(candidate)) {
 		const blockReason = isRecord(body.promptFeedback) ? body.promptFeedback.blockReason : undefined;
-		if (typeof blockReason !== 'string') throw new Error(`The model API response has no candidates[0]: ${excerpt(body)}`);
+		if (typeof blockReason !== 'string')
+			throw new Error(`The model API response has no candidates[0]: ${excerpt(body)}`);
 		// The prompt itself was blocked: no candidate at all, which is an answer, not a failure.
 		const said = body.promptFeedback?.blockReasonMessage;
 		const message = { role: 'assistant' as const, content: typeof said === 'string' ? said : null };
-		return { message, toolCalls: [], finish: 'content_filter', finishReason: blockReason, ...usage };
+		return {
+			message,
+			toolCalls: [],
+			finish: 'content_filter',
+			finishReason: blockReason,
+			...usage,
+		};
 	}
 
-	const sent = isRecord(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : [];
+	const sent =
+		isRecord(candidate.content) && Array.isArray(candidate.content.parts)
+			? candidate.content.parts
+			: [];
 	const parts = sent.filter(isRecord) as GeminiPart[];
 	const { assistantCalls, toolCalls } = collectToolCalls(
 		functionCallsOf(parts).map((call) => ({ id: call.id, name: call.name, arguments: call.args })),
@@ -38,7 +48,10 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 		.map((part) => part.text)
 		.join('');
 	// A turn without text or calls has only finishMessage to say why it ended (a malformed call, say).
-	const reason = toolCalls.length === 0 && typeof candidate.finishMessage === 'string' ? candidate.finishMessage : null;
+	const reason =
+		toolCalls.length === 0 && typeof candidate.finishMessage === 'string'
+			? candidate.finishMessage
+			: null;
 	const finishReason = typeof candidate.finishReason === 'string' ? candidate.finishReason : null;
 	return {
 		message: {

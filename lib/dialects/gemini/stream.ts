@@ -24,7 +24,12 @@ export function createGeminiStreamAssembler(): StreamAssembler<GeminiResponse, G
 	function addPart(part: GeminiPart): void {
 		const last = parts.at(-1);
 		if (isTextPiece(part)) {
-			if (last && isTextPiece(last) && last.thoughtSignature === undefined && Boolean(last.thought) === Boolean(part.thought)) {
+			if (
+				last &&
+				isTextPiece(last) &&
+				last.thoughtSignature === undefined &&
+				Boolean(last.thought) === Boolean(part.thought)
+			) {
 				last.text += part.text;
 				if (part.thoughtSignature !== undefined) last.thoughtSignature = part.thoughtSignature;
 				return;
@@ -40,7 +45,9 @@ export function createGeminiStreamAssembler(): StreamAssembler<GeminiResponse, G
 			if (!isRecord(chunk)) return;
 			const { candidates, ...rest } = chunk;
 			Object.assign(head, rest);
-			const first = Array.isArray(candidates) ? candidates.find((c) => isRecord(c) && (c.index ?? 0) === 0) : undefined;
+			const first = Array.isArray(candidates)
+				? candidates.find((c) => isRecord(c) && (c.index ?? 0) === 0)
+				: undefined;
 			if (!first) return;
 			const { content, ...fields } = first;
 			candidate = { ...candidate, ...fields };

@@ -11,7 +11,11 @@ const NO_STRICT_MODE = 'Gemini has no strict mode; the schema is sent as its Sch
  * every model and endpoint, while `parameters` works with every Gemini model and with Vertex AI.
  * The two fields must never be sent together.
  */
-export function toGeminiTools(tools: readonly Tool[], names: ToolNameMap, strict = false): VendorTools<GeminiTool> {
+export function toGeminiTools(
+	tools: readonly Tool[],
+	names: ToolNameMap,
+	strict = false,
+): VendorTools<GeminiTool> {
 	const functionDeclarations = tools.map((tool) => {
 		const description = tool.description ?? tool.title;
 		return {

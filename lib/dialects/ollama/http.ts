@@ -5,7 +5,10 @@ export const OLLAMA_BASE_URL = 'http://localhost:11434';
 
 /** A local Ollama needs no key; ollama.com's API and authenticating proxies take a bearer token. */
 function ollamaHeaders(endpoint: EndpointConfig): Record<string, string> {
-	return { ...endpoint.headers, ...(endpoint.apiKey && { authorization: `Bearer ${endpoint.apiKey}` }) };
+	return {
+		...endpoint.headers,
+		...(endpoint.apiKey && { authorization: `Bearer ${endpoint.apiKey}` }),
+	};
 }
 
 /** GET /api/tags answers `{models:[{name, model, ...}]}`; both hold the name a request uses. */

@@ -9,7 +9,10 @@ import type { OllamaMessage, OllamaToolCall } from './wire';
  * tool result told which tool answered (`tool_name`, how Ollama renders results) and which call
  * (`tool_call_id`, read by Ollama 0.12.10 and later, ignored before).
  */
-export function toOllamaMessages(messages: readonly Message[], names: ToolNameMap): OllamaMessage[] {
+export function toOllamaMessages(
+	messages: readonly Message[],
+	names: ToolNameMap,
+): OllamaMessage[] {
 	// Call ids are unique within a turn only (made-up ids restart at call_0), so the latest turn wins.
 	const calledTools = new Map<string, string>();
 	return messages.map((message): OllamaMessage => {
@@ -40,12 +43,14 @@ function toOllamaAssistant(message: AssistantMessage, names: ToolNameMap): Ollam
 		...(thinking !== undefined && { thinking }),
 		...(calls.length > 0 && {
 			// index as Ollama numbers the calls it returns, and as its history examples send it.
-			tool_calls: calls.map(
-				(call, index): OllamaToolCall => ({
-					id: call.id,
-					function: { index, name: names.toVendor(call.function.name), arguments: argumentsObject(call.function.arguments) },
-				}),
-			),
+			tool_calls: calls.map((call, index): OllamaToolCall => ({
+				id: call.id,
+				function: {
+					index,
+					name: names.toVendor(call.function.name),
+					arguments: argumentsObject(call.function.arguments),
+				},
+			})),
 		}),
 	};
 }
@@ -53,6 +58,8 @@ function toOllamaAssistant(message: AssistantMessage, names: ToolNameMap): Ollam
 /** The reasoning this dialect kept in vendorTurn; Ollama asks for it back beside the calls it led to. */
 function ollamaThinking(message: AssistantMessage): string | undefined {
 	if (message.vendorTurn?.dialect !== 'ollama') return undefined;
-	const part = message.vendorTurn.content.find((item) => isRecord(item) && typeof item.thinking === 'string');
+	const part = message.vendorTurn.content.find(
+		(item) => isRecord(item) && typeof item.thinking === 'string',
+	);
 	return isRecord(part) ? (part.thinking as string) : undefined;
 }

@@ -36,9 +36,9 @@ export function buildOllamaRequest(
 function offersTools({ toolChoice }: ModelSettings): boolean {
 	if (toolChoice === 'auto') return true;
 	if (toolChoice === 'none') return false;
-	const asked = toolChoice === 'required' ? 'a tool call ("required")' : `the tool "${toolChoice.name}"`;
+	const asked =
+		toolChoice === 'required' ? 'a tool call ("required")' : `the tool "${toolChoice.name}"`;
 	throw new UnsupportedSettingError(
 		`Ollama's /api/chat has no tool choice: it cannot be made to call ${asked}. Set Tool Choice to "auto" (the model decides) or "none".`,
 	);
 }
-

@@ -6,7 +6,12 @@ import type { OllamaChatResponse } from './wire';
 
 /** Ollama's token counts and timings (in nanoseconds), as it names them. */
 const USAGE_KEYS = [
-	'prompt_eval_count', 'eval_count', 'total_duration', 'load_duration', 'prompt_eval_duration', 'eval_duration',
+	'prompt_eval_count',
+	'eval_count',
+	'total_duration',
+	'load_duration',
+	'prompt_eval_duration',
+	'eval_duration',
 ] as const;
 
 /**
@@ -16,11 +21,16 @@ const USAGE_KEYS = [
 export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(body, commonErrorMessage);
 	const { message } = body;
-	if (!isRecord(message)) throw new Error(`The model API response has no message: ${excerpt(body)}`);
+	if (!isRecord(message))
+		throw new Error(`The model API response has no message: ${excerpt(body)}`);
 
 	const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
 	const { assistantCalls, toolCalls } = collectToolCalls(
-		calls.map((call) => ({ id: call?.id, name: call?.function?.name, arguments: call?.function?.arguments })),
+		calls.map((call) => ({
+			id: call?.id,
+			name: call?.function?.name,
+			arguments: call?.function?.arguments,
+		})),
 		names,
 	);
 
@@ -29,9 +39,12 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 	const text = typeof message.content === 'string' ? message.content : null;
 	// Ollama sends content "" beside calls; null says "no text" as the other dialects do.
 	const content = textBesideCalls(text, assistantCalls.length > 0);
-	const thinking = typeof message.thinking === 'string' && message.thinking !== '' ? message.thinking : undefined;
+	const thinking =
+		typeof message.thinking === 'string' && message.thinking !== '' ? message.thinking : undefined;
 	const finishReason = typeof body.done_reason === 'string' ? body.done_reason : null;
-	const usage = Object.fromEntries(USAGE_KEYS.filter((key) => typeof body[key] === 'number').map((key) => [key, body[key]]));
+	const usage = Object.fromEntries(
+		USAGE_KEYS.filter((key) => typeof body[key] === 'number').map((key) => [key, body[key]]),
+	);
 	return {
 		message: {
 			role: 'assistant',

@@ -5,7 +5,10 @@ type Fit = (value: unknown) => unknown;
 
 const isStringList = (value: unknown): value is string[] =>
 	Array.isArray(value) && value.every((item) => typeof item === 'string');
-const keepIf = (test: (value: unknown) => boolean): Fit => (value) => (test(value) ? value : undefined);
+const keepIf =
+	(test: (value: unknown) => boolean): Fit =>
+	(value) =>
+		test(value) ? value : undefined;
 
 /** A subschema as a list of zero or one: `true` allows anything, `false` nothing, so it is left out. */
 function subschema(value: unknown): JsonSchema[] {
@@ -15,7 +18,11 @@ function subschema(value: unknown): JsonSchema[] {
 
 const properties: Fit = (value) =>
 	isRecord(value)
-		? Object.fromEntries(Object.entries(value).flatMap(([name, schema]) => subschema(schema).map((fitted) => [name, fitted])))
+		? Object.fromEntries(
+				Object.entries(value).flatMap(([name, schema]) =>
+					subschema(schema).map((fitted) => [name, fitted]),
+				),
+			)
 		: undefined;
 
 /** The keywords Ollama decodes into typed fields (api/types.go ToolFunctionParameters), with the values it can read. */

@@ -7,7 +7,10 @@ import type { OllamaChatResponse, OllamaToolCall } from './wire';
  * that body itself: text and thinking pieces joined, whole calls collected from every line, the
  * rest (done_reason, counts) from the last line.
  */
-export function createOllamaStreamAssembler(): StreamAssembler<OllamaChatResponse, OllamaChatResponse> {
+export function createOllamaStreamAssembler(): StreamAssembler<
+	OllamaChatResponse,
+	OllamaChatResponse
+> {
 	let last: OllamaChatResponse | undefined;
 	let content = '';
 	let thinking = '';

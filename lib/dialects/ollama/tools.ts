@@ -11,13 +11,19 @@ const NO_STRICT_MODE = 'Ollama has no strict mode';
  * no `strict`), each schema fitted to what Ollama can read. Asked for strict schemas, every tool is
  * named as sent without them, so the setting is not silently lost.
  */
-export function toOllamaTools(tools: readonly Tool[], names: ToolNameMap, strict = false): VendorTools<OllamaTool> {
+export function toOllamaTools(
+	tools: readonly Tool[],
+	names: ToolNameMap,
+	strict = false,
+): VendorTools<OllamaTool> {
 	const converted = toOpenAITools(tools, names).tools.map(
 		({ function: { parameters, ...definition } }): OllamaTool => ({
 			type: 'function',
 			function: { ...definition, parameters: toOllamaSchema(parameters ?? {}) },
 		}),
 	);
-	const notStrict = strict ? tools.map((tool) => ({ name: tool.name, reason: NO_STRICT_MODE })) : [];
+	const notStrict = strict
+		? tools.map((tool) => ({ name: tool.name, reason: NO_STRICT_MODE }))
+		: [];
 	return { tools: converted, names, notStrict };
 }

@@ -10,7 +10,11 @@ import { parseOpenAIResponse } from './response';
 import { createOpenAIStreamAssembler } from './stream';
 
 /** OpenAI Chat Completions, and the servers that speak it (vLLM, LM Studio, OpenRouter, Groq, Ollama's /v1). */
-export type OpenAIDialect = Dialect<ChatCompletionCreateParamsBase, ChatCompletion, ChatCompletionChunk>;
+export type OpenAIDialect = Dialect<
+	ChatCompletionCreateParamsBase,
+	ChatCompletion,
+	ChatCompletionChunk
+>;
 
 export function createOpenAIDialect(options: OpenAIRequestOptions = {}): OpenAIDialect {
 	return {

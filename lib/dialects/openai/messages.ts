@@ -4,7 +4,10 @@ import type { ToolNameMap } from '../types';
 import { historyArguments } from '../calls';
 
 /** Our messages as Chat Completions messages: our own keys stripped, tool names mapped to vendor names. */
-export function toOpenAIMessages(messages: readonly Message[], names: ToolNameMap): ChatCompletionMessageParam[] {
+export function toOpenAIMessages(
+	messages: readonly Message[],
+	names: ToolNameMap,
+): ChatCompletionMessageParam[] {
 	return messages.map((message) => toOpenAIMessage(message, names));
 }
 

@@ -1,4 +1,7 @@
-import type { ChatCompletionCreateParamsBase, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type {
+	ChatCompletionCreateParamsBase,
+	ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
 import type { Conversation } from '../../conversation/types';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
@@ -31,15 +34,20 @@ export function buildOpenAIRequest(
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
 		body.tool_choice = toOpenAIToolChoice(settings.toolChoice, names);
-		if (settings.parallelToolCalls !== undefined) body.parallel_tool_calls = settings.parallelToolCalls;
+		if (settings.parallelToolCalls !== undefined)
+			body.parallel_tool_calls = settings.parallelToolCalls;
 	}
 	if (settings.temperature !== undefined) body.temperature = settings.temperature;
-	if (settings.maxTokens !== undefined) body[options.maxTokensField ?? 'max_completion_tokens'] = settings.maxTokens;
+	if (settings.maxTokens !== undefined)
+		body[options.maxTokensField ?? 'max_completion_tokens'] = settings.maxTokens;
 	if (settings.stream) body.stream_options = { include_usage: true };
 	return { body, names, notStrict: vendorTools.notStrict };
 }
 
-function toOpenAIToolChoice(choice: ToolChoice, names: ToolNameMap): ChatCompletionToolChoiceOption {
+function toOpenAIToolChoice(
+	choice: ToolChoice,
+	names: ToolNameMap,
+): ChatCompletionToolChoiceOption {
 	if (typeof choice === 'string') return choice;
 	return { type: 'function', function: { name: names.toVendor(choice.name) } };
 }

@@ -12,10 +12,13 @@ import { openaiErrorMessage } from './http';
 export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(body, openaiErrorMessage);
 	const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
-	if (!choice?.message) throw new Error(`The model API response has no choices[0].message: ${excerpt(body)}`);
+	if (!choice?.message)
+		throw new Error(`The model API response has no choices[0].message: ${excerpt(body)}`);
 	const { message } = choice;
 
-	const functionCalls = (message.tool_calls ?? []).filter((call) => call.type === undefined || call.type === 'function');
+	const functionCalls = (message.tool_calls ?? []).filter(
+		(call) => call.type === undefined || call.type === 'function',
+	);
 	const { assistantCalls, toolCalls } = collectToolCalls(
 		functionCalls.map((call) => ({
 			id: call.id,
@@ -31,7 +34,11 @@ export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): M
 	const content = textBesideCalls(text, assistantCalls.length > 0);
 	const finishReason = choice.finish_reason ?? null;
 	return {
-		message: { role: 'assistant', content, ...(assistantCalls.length > 0 && { tool_calls: assistantCalls }) },
+		message: {
+			role: 'assistant',
+			content,
+			...(assistantCalls.length > 0 && { tool_calls: assistantCalls }),
+		},
 		toolCalls,
 		finish: openaiFinish(finishReason, toolCalls.length > 0),
 		finishReason,

@@ -13,7 +13,10 @@ interface CallParts {
  * returns, so both paths go through parseOpenAIResponse. Only choice 0 is kept (we never ask for
  * more); keys we do not know are ignored.
  */
-export function createOpenAIStreamAssembler(): StreamAssembler<ChatCompletionChunk, ChatCompletion> {
+export function createOpenAIStreamAssembler(): StreamAssembler<
+	ChatCompletionChunk,
+	ChatCompletion
+> {
 	let head: Pick<ChatCompletion, 'id' | 'created' | 'model'> | undefined;
 	let content: string | null = null;
 	let refusal: string | null = null;
@@ -28,8 +31,14 @@ export function createOpenAIStreamAssembler(): StreamAssembler<ChatCompletionChu
 		// Servers that leave out `index` send one call at a time: a new id starts the next call.
 		let index = fragment.index;
 		if (typeof index !== 'number') {
-			const known = [...calls].find(([, call]) => fragment.id !== undefined && call.id === fragment.id);
-			index = known ? known[0] : fragment.id !== undefined || lastIndex < 0 ? lastIndex + 1 : lastIndex;
+			const known = [...calls].find(
+				([, call]) => fragment.id !== undefined && call.id === fragment.id,
+			);
+			index = known
+				? known[0]
+				: fragment.id !== undefined || lastIndex < 0
+					? lastIndex + 1
+					: lastIndex;
 		}
 		lastIndex = Math.max(lastIndex, index);
 		const call = calls.get(index) ?? { name: '', arguments: '' };
@@ -45,7 +54,10 @@ export function createOpenAIStreamAssembler(): StreamAssembler<ChatCompletionChu
 		push(chunk) {
 			const raw = chunk as unknown as Record<string, unknown>;
 			if (raw.error !== undefined) error = raw.error;
-			head ??= chunk.id !== undefined ? { id: chunk.id, created: chunk.created, model: chunk.model } : undefined;
+			head ??=
+				chunk.id !== undefined
+					? { id: chunk.id, created: chunk.created, model: chunk.model }
+					: undefined;
 			if (chunk.usage) usage = chunk.usage;
 			for (const choice of chunk.choices ?? []) {
 				if ((choice.index ?? 0) !== 0) continue;

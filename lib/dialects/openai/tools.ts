@@ -12,7 +12,9 @@ export function toOpenAITools(
 	const notStrict: VendorTools<unknown>['notStrict'] = [];
 	const converted = tools.map((tool): ChatCompletionFunctionTool => {
 		// A tool without a schema takes no arguments; some servers refuse a function without parameters.
-		const schema = isEmpty(tool.inputSchema) ? { type: 'object', properties: {} } : tool.inputSchema;
+		const schema = isEmpty(tool.inputSchema)
+			? { type: 'object', properties: {} }
+			: tool.inputSchema;
 		const description = tool.description ?? tool.title;
 		const definition: ChatCompletionFunctionTool['function'] = {
 			name: names.toVendor(tool.name),

@@ -5,7 +5,11 @@ import type { Finish } from '../types';
  * content_filter), in_progress (a stream cut short), queued, cancelled. `failed` never gets here: the
  * parser throws on it.
  */
-export function responsesFinish(status: string | null, incompleteReason: string | null, hasToolCalls: boolean): Finish {
+export function responsesFinish(
+	status: string | null,
+	incompleteReason: string | null,
+	hasToolCalls: boolean,
+): Finish {
 	if (status === 'incomplete') {
 		if (incompleteReason === 'max_output_tokens') return 'length';
 		if (incompleteReason === 'content_filter') return 'content_filter';

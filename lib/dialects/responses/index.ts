@@ -10,13 +10,18 @@ import { parseResponsesResponse } from './response';
 import { createResponsesStreamAssembler } from './stream';
 
 /** OpenAI's Responses API, used statelessly (store:false): each request carries the whole conversation. */
-export type ResponsesDialect = Dialect<ResponseCreateParamsBase, ResponsesBody, ResponseStreamEvent>;
+export type ResponsesDialect = Dialect<
+	ResponseCreateParamsBase,
+	ResponsesBody,
+	ResponseStreamEvent
+>;
 
 export function createResponsesDialect(options: ResponsesRequestOptions = {}): ResponsesDialect {
 	return {
 		id: 'openaiResponses',
 		http: responsesHttp,
-		buildRequest: (conversation, settings) => buildResponsesRequest(conversation, settings, options),
+		buildRequest: (conversation, settings) =>
+			buildResponsesRequest(conversation, settings, options),
 		parseResponse: parseResponsesResponse,
 		createStreamAssembler: createResponsesStreamAssembler,
 	};

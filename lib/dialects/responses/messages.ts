@@ -17,7 +17,9 @@ export interface ResponsesInput {
  * items of their own, matched on call_id.
  */
 export function toResponsesInput(messages: readonly Message[], names: ToolNameMap): ResponsesInput {
-	const system = messages.flatMap((message) => (message.role === 'system' ? [message.content] : []));
+	const system = messages.flatMap((message) =>
+		message.role === 'system' ? [message.content] : [],
+	);
 	return {
 		...(system.length > 0 && { instructions: system.join('\n\n') }),
 		input: messages.flatMap((message) => toInputItems(message, names)),
@@ -32,7 +34,9 @@ function toInputItems(message: Message, names: ToolNameMap): ResponseInputItem[]
 			return [{ role: 'user', content: message.content }];
 		case 'tool':
 			// isError needs no marker: the text already says the call failed.
-			return [{ type: 'function_call_output', call_id: message.tool_call_id, output: message.content }];
+			return [
+				{ type: 'function_call_output', call_id: message.tool_call_id, output: message.content },
+			];
 		case 'assistant':
 			return echoedTurn(message, names) ?? rebuiltTurn(message, names);
 	}
@@ -43,7 +47,10 @@ function toInputItems(message: Message, names: ToolNameMap): ResponseInputItem[]
  * content and all) must come back before the calls they led to. Only while those items still say what
  * the neutral message says: an edited message, or a name the current map spells differently, is rebuilt.
  */
-function echoedTurn(message: AssistantMessage, names: ToolNameMap): ResponseInputItem[] | undefined {
+function echoedTurn(
+	message: AssistantMessage,
+	names: ToolNameMap,
+): ResponseInputItem[] | undefined {
 	const turn = message.vendorTurn;
 	if (turn?.dialect !== 'openaiResponses' || !Array.isArray(turn.content)) return undefined;
 	const reading = readOutput(turn.content, names);
@@ -55,15 +62,15 @@ function echoedTurn(message: AssistantMessage, names: ToolNameMap): ResponseInpu
 
 /** The neutral turn as input items; calls carry no item id (fc_…), which the neutral form does not hold. */
 function rebuiltTurn(message: AssistantMessage, names: ToolNameMap): ResponseInputItem[] {
-	const text: ResponseInputItem[] = message.content ? [{ role: 'assistant', content: message.content }] : [];
-	const calls = (message.tool_calls ?? []).map(
-		(call): ResponseInputItem => ({
-			type: 'function_call',
-			call_id: call.id,
-			name: names.toVendor(call.function.name),
-			// "" means no arguments; a server that parses history arguments fails on it.
-			arguments: historyArguments(call.function.arguments),
-		}),
-	);
+	const text: ResponseInputItem[] = message.content
+		? [{ role: 'assistant', content: message.content }]
+		: [];
+	const calls = (message.tool_calls ?? []).map((call): ResponseInputItem => ({
+		type: 'function_call',
+		call_id: call.id,
+		name: names.toVendor(call.function.name),
+		// "" means no arguments; a server that parses history arguments fails on it.
+		arguments: historyArguments(call.function.arguments),
+	}));
 	return [...text, ...calls];
 }

@@ -1,4 +1,8 @@
-import type { ResponseCreateParamsBase, ToolChoiceFunction, ToolChoiceOptions } from 'openai/resources/responses/responses';
+import type {
+	ResponseCreateParamsBase,
+	ToolChoiceFunction,
+	ToolChoiceOptions,
+} from 'openai/resources/responses/responses';
 import type { Conversation } from '../../conversation/types';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
@@ -36,7 +40,8 @@ export function buildResponsesRequest(
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
 		body.tool_choice = toResponsesToolChoice(settings.toolChoice, names);
-		if (settings.parallelToolCalls !== undefined) body.parallel_tool_calls = settings.parallelToolCalls;
+		if (settings.parallelToolCalls !== undefined)
+			body.parallel_tool_calls = settings.parallelToolCalls;
 	}
 	if (settings.temperature !== undefined) body.temperature = settings.temperature;
 	if (settings.maxTokens !== undefined) body.max_output_tokens = settings.maxTokens;
@@ -44,7 +49,10 @@ export function buildResponsesRequest(
 	return { body, names, notStrict: vendorTools.notStrict };
 }
 
-function toResponsesToolChoice(choice: ToolChoice, names: ToolNameMap): ToolChoiceOptions | ToolChoiceFunction {
+function toResponsesToolChoice(
+	choice: ToolChoice,
+	names: ToolNameMap,
+): ToolChoiceOptions | ToolChoiceFunction {
 	if (typeof choice === 'string') return choice;
 	return { type: 'function', name: names.toVendor(choice.name) };
 }

@@ -17,8 +17,12 @@ export interface OutputReading {
  * ids and statuses, send arguments as objects, or answer with an error body and status 200.
  */
 export function parseResponsesResponse(body: ResponsesBody, names: ToolNameMap): ModelTurn {
-	rejectErrorBody(body, (errorBody) => openaiErrorMessage(errorBody) ?? failedWithoutError(errorBody));
-	if (!Array.isArray(body.output)) throw new Error(`The model API response has no output array: ${excerpt(body)}`);
+	rejectErrorBody(
+		body,
+		(errorBody) => openaiErrorMessage(errorBody) ?? failedWithoutError(errorBody),
+	);
+	if (!Array.isArray(body.output))
+		throw new Error(`The model API response has no output array: ${excerpt(body)}`);
 
 	const { content, assistantCalls, toolCalls } = readOutput(body.output, names);
 	const status = typeof body.status === 'string' ? body.status : null;
@@ -63,13 +67,17 @@ function messageText(message: Record<string, unknown>): string[] {
 	if (typeof message.content === 'string') return [message.content];
 	const parts = Array.isArray(message.content) ? message.content.filter(isRecord) : [];
 	const texts = parts
-		.map((part) => (part.type === 'output_text' ? part.text : part.type === 'refusal' ? part.refusal : undefined))
+		.map((part) =>
+			part.type === 'output_text' ? part.text : part.type === 'refusal' ? part.refusal : undefined,
+		)
 		.filter((text): text is string => typeof text === 'string');
 	return texts.length > 0 ? [texts.join('')] : [];
 }
 
 function failedWithoutError(body: Record<string, unknown>): string | undefined {
-	return body.status === 'failed' ? `the response failed without saying why: ${excerpt(body)}` : undefined;
+	return body.status === 'failed'
+		? `the response failed without saying why: ${excerpt(body)}`
+		: undefined;
 }
 
 /**
@@ -80,7 +88,10 @@ function failedWithoutError(body: Record<string, unknown>): string | undefined {
  */
 function echoableTurn(output: unknown[], status: string | null): VendorTurn | undefined {
 	const hasEncryptedReasoning = output.some(
-		(item) => isRecord(item) && item.type === 'reasoning' && typeof item.encrypted_content === 'string',
+		(item) =>
+			isRecord(item) && item.type === 'reasoning' && typeof item.encrypted_content === 'string',
 	);
-	return hasEncryptedReasoning && status === 'completed' ? { dialect: 'openaiResponses', content: output } : undefined;
+	return hasEncryptedReasoning && status === 'completed'
+		? { dialect: 'openaiResponses', content: output }
+		: undefined;
 }

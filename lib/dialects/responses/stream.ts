@@ -1,11 +1,19 @@
-import type { Response as ResponsesBody, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type {
+	Response as ResponsesBody,
+	ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { isRecord } from '../json';
 import type { StreamAssembler } from '../types';
 
 type Json = Record<string, unknown>;
 
 /** The events that end a turn; `error` may come alone, without the `response.failed` after it. */
-const END_EVENTS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+const END_EVENTS = new Set([
+	'response.completed',
+	'response.incomplete',
+	'response.failed',
+	'error',
+]);
 
 /**
  * Assembles Responses stream events into the body a non-streamed call returns, so both paths go
@@ -14,7 +22,10 @@ const END_EVENTS = new Set(['response.completed', 'response.incomplete', 'respon
  * (created, in_progress, then completed, incomplete or failed) give status, usage and
  * incomplete_details. Events we do not use (reasoning summary deltas: the done item holds them) are ignored.
  */
-export function createResponsesStreamAssembler(): StreamAssembler<ResponseStreamEvent, ResponsesBody> {
+export function createResponsesStreamAssembler(): StreamAssembler<
+	ResponseStreamEvent,
+	ResponsesBody
+> {
 	let response: Json | undefined;
 	const output: Json[] = [];
 	let error: unknown;
@@ -49,7 +60,8 @@ export function createResponsesStreamAssembler(): StreamAssembler<ResponseStream
 	}
 
 	function append(target: Json | undefined, key: string, delta: unknown): void {
-		if (target && typeof delta === 'string') target[key] = (typeof target[key] === 'string' ? target[key] : '') + delta;
+		if (target && typeof delta === 'string')
+			target[key] = (typeof target[key] === 'string' ? target[key] : '') + delta;
 	}
 
 	function replace(target: Json | undefined, key: string, value: unknown): void {
@@ -64,7 +76,9 @@ export function createResponsesStreamAssembler(): StreamAssembler<ResponseStream
 			switch (event.type) {
 				case 'error':
 					// OpenAI nests the error ({error:{message,code}}); the SDK types put it at the top.
-					error = isRecord(event.error) ? event.error : { message: event.message, code: event.code };
+					error = isRecord(event.error)
+						? event.error
+						: { message: event.message, code: event.code };
 					break;
 				// Added opens the item, done brings the vendor's final form of it. Copies: deltas are written
 				// into them, and the caller's events stay as they came.
@@ -74,7 +88,8 @@ export function createResponsesStreamAssembler(): StreamAssembler<ResponseStream
 					break;
 				case 'response.content_part.added': {
 					const content = contentOf(event);
-					if (content && isRecord(event.part)) content[contentIndex(event)] = structuredClone(event.part);
+					if (content && isRecord(event.part))
+						content[contentIndex(event)] = structuredClone(event.part);
 					break;
 				}
 				case 'response.output_text.delta':

@@ -8,7 +8,11 @@ import type { ToolNameMap, VendorTools } from '../types';
  * conversion) laid flat. `strict` is always sent: Responses makes a function strict unless told
  * `strict: false`, and would then hold a schema that was never converted to strict rules.
  */
-export function toResponsesTools(tools: readonly Tool[], names: ToolNameMap, strict = false): VendorTools<FunctionTool> {
+export function toResponsesTools(
+	tools: readonly Tool[],
+	names: ToolNameMap,
+	strict = false,
+): VendorTools<FunctionTool> {
 	const chat = toOpenAITools(tools, names, strict);
 	const flat = chat.tools.map(({ function: definition }): FunctionTool => ({
 		type: 'function',

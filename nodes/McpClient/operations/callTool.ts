@@ -1,4 +1,9 @@
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type ResourceMapperValue } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type ResourceMapperValue,
+} from 'n8n-workflow';
 import { parseToolArguments } from '../../../lib/conversation/arguments';
 import { toConversationTool } from '../../../lib/conversation/tools';
 import type { JsonSchema } from '../../../lib/conversation/types';
@@ -18,15 +23,25 @@ export function callTool(
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
-		const toolName = context.getNodeParameter('tool', itemIndex, '', { extractValue: true }) as string;
-		const output: INodeExecutionData = { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
+		const toolName = context.getNodeParameter('tool', itemIndex, '', {
+			extractValue: true,
+		}) as string;
+		const output: INodeExecutionData = {
+			json: {},
+			...(item.binary && { binary: { ...item.binary } }),
+		};
 		const started = Date.now();
 
 		const outcome = await withConnection(context, config, async (connection) => {
 			const listed = (await connection.listTools()).find((tool) => tool.name === toolName);
 			const tool = listed && toConversationTool(listed, listed.name, connection.server.name);
 			const args = argumentsOf(context, itemIndex, tool?.inputSchema);
-			const call = { id: `call_${itemIndex}`, name: toolName, arguments: args, rawArguments: JSON.stringify(args) };
+			const call = {
+				id: `call_${itemIndex}`,
+				name: toolName,
+				arguments: args,
+				rawArguments: JSON.stringify(args),
+			};
 			return runToolCall(call, async () => tool, {
 				server: connection,
 				validator,
@@ -56,11 +71,18 @@ export function callTool(
 	};
 }
 
-function argumentsOf(context: IExecuteFunctions, itemIndex: number, inputSchema: JsonSchema | undefined): Record<string, unknown> {
+function argumentsOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	inputSchema: JsonSchema | undefined,
+): Record<string, unknown> {
 	if (context.getNodeParameter('argumentsSource', itemIndex) === 'json') {
 		const raw = context.getNodeParameter('jsonArguments', itemIndex, '{}') as unknown;
 		const parsed = parseToolArguments(raw);
-		if (!parsed.ok) throw new NodeOperationError(context.getNode(), `Arguments (JSON): ${parsed.error}`, { itemIndex });
+		if (!parsed.ok)
+			throw new NodeOperationError(context.getNode(), `Arguments (JSON): ${parsed.error}`, {
+				itemIndex,
+			});
 		return parsed.value;
 	}
 	const form = context.getNodeParameter('formArguments', itemIndex) as ResourceMapperValue;

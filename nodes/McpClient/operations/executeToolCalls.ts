@@ -20,8 +20,12 @@ export function executeToolCalls(
 	const recordingOf = recordingReader(context, 'dryRun');
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
-		const output: INodeExecutionData = { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
-		if (conversation.toolCalls.length === 0) return { output: 0, item: { ...output, json: { ...conversation } } };
+		const output: INodeExecutionData = {
+			json: {},
+			...(item.binary && { binary: { ...item.binary } }),
+		};
+		if (conversation.toolCalls.length === 0)
+			return { output: 0, item: { ...output, json: { ...conversation } } };
 
 		const redaction = redactionFor(itemIndex);
 		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
@@ -33,7 +37,10 @@ export function executeToolCalls(
 			tracePolicy: redaction.trace,
 		};
 		const { conversation: answered, statuses } = recording
-			? await executePendingCalls(conversation, dryRunContext(context, itemIndex, conversation, recording, shared))
+			? await executePendingCalls(
+					conversation,
+					dryRunContext(context, itemIndex, conversation, recording, shared),
+				)
 			: await withConnection(context, config!, (connection) => {
 					const server = pooledServer(config!, connection);
 					return executePendingCalls(conversation, {
@@ -58,12 +65,26 @@ export function executeToolCalls(
 }
 
 /** One log line per call through n8n's logger; failed calls with the message the model gets, redacted. */
-function logCalls(context: IExecuteFunctions, answered: Conversation, firstAnswer: number, statuses: string[], redaction: NodeRedaction): void {
+function logCalls(
+	context: IExecuteFunctions,
+	answered: Conversation,
+	firstAnswer: number,
+	statuses: string[],
+	redaction: NodeRedaction,
+): void {
 	const node = context.getNode().name;
 	statuses.forEach((status, index) => {
 		const message = answered.messages[firstAnswer + index] as ToolMessage;
-		if (status === 'ok') context.logger.debug(redaction.text(`${node}: ${message.name} (${message.tool_call_id}) answered`));
-		else context.logger.warn(redaction.text(`${node}: ${message.name} (${message.tool_call_id}) ended ${status}: ${message.content}`));
+		if (status === 'ok')
+			context.logger.debug(
+				redaction.text(`${node}: ${message.name} (${message.tool_call_id}) answered`),
+			);
+		else
+			context.logger.warn(
+				redaction.text(
+					`${node}: ${message.name} (${message.tool_call_id}) ended ${status}: ${message.content}`,
+				),
+			);
 	});
 }
 
@@ -79,9 +100,13 @@ function dryRunContext(
 	shared: Omit<ExecutionContext, 'server' | 'serverLabel' | 'listServerTools'>,
 ): ExecutionContext {
 	const configured = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
-	const calledTool = conversation.tools.find((tool) => tool.server !== undefined && conversation.toolCalls.some((call) => call.name === tool.name));
+	const calledTool = conversation.tools.find(
+		(tool) =>
+			tool.server !== undefined && conversation.toolCalls.some((call) => call.name === tool.name),
+	);
 	const serverFor = (call: { id: string; name: string }, round: number) => ({
-		callTool: async (name: string, args: Record<string, unknown>) => recording.toolResult(round, call.id, name, args),
+		callTool: async (name: string, args: Record<string, unknown>) =>
+			recording.toolResult(round, call.id, name, args),
 		stderrTail: () => '',
 	});
 	return {

@@ -21,7 +21,11 @@ interface Listing {
  * per execution; when that fails, each item fails with the reason. In a dry run the recorded
  * list answers instead, and no server is started.
  */
-export function listTools(context: IExecuteFunctions, config: McpServerConfig | undefined, redactionFor: (itemIndex: number) => NodeRedaction) {
+export function listTools(
+	context: IExecuteFunctions,
+	config: McpServerConfig | undefined,
+	redactionFor: (itemIndex: number) => NodeRedaction,
+) {
 	const started = Date.now();
 	let listing: Promise<Listing> | undefined;
 	const liveListing = () =>
@@ -38,30 +42,54 @@ export function listTools(context: IExecuteFunctions, config: McpServerConfig | 
 		const round = conversation.rounds ?? 0;
 		const redaction = redactionFor(itemIndex);
 		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
-		const { server, tools, label, durationMs } = recording ? recordedListing(context, recording.toolsList(round), itemIndex) : await liveListing();
+		const { server, tools, label, durationMs } = recording
+			? recordedListing(context, recording.toolsList(round), itemIndex)
+			: await liveListing();
 		const offered = filterTools(tools, toolFilterOf(context, itemIndex));
 		const serverLabel = label(itemIndex);
 		const entry = traceEntry(
 			'tools.list',
 			{ node: context.getNode().name, round, startedAt: started, durationMs },
-			{ server: { ...server, label: serverLabel }, toolCount: offered.length, listedCount: tools.length, listHash: fingerprint(offered) },
+			{
+				server: { ...server, label: serverLabel },
+				toolCount: offered.length,
+				listedCount: tools.length,
+				listHash: fingerprint(offered),
+			},
 			offered,
 			redaction.trace,
 			recording !== undefined,
 		);
-		const json = { ...conversation, tools: mergeServerTools(conversation.tools, serverLabel, offered), trace: [...conversation.trace, entry] };
+		const json = {
+			...conversation,
+			tools: mergeServerTools(conversation.tools, serverLabel, offered),
+			trace: [...conversation.trace, entry],
+		};
 		return { output: 0, item: { json, binary: item.binary } };
 	};
 }
 
-function recordedListing(context: IExecuteFunctions, recorded: { server: Record<string, unknown>; tools: McpTool[] }, itemIndex: number): Listing {
+function recordedListing(
+	context: IExecuteFunctions,
+	recorded: { server: Record<string, unknown>; tools: McpTool[] },
+	itemIndex: number,
+): Listing {
 	const configured = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
-	return { server: recorded.server, tools: recorded.tools, label: () => configured || String(recorded.server.label ?? recorded.server.name), durationMs: 0 };
+	return {
+		server: recorded.server,
+		tools: recorded.tools,
+		label: () => configured || String(recorded.server.label ?? recorded.server.name),
+		durationMs: 0,
+	};
 }
 
 function toolFilterOf(context: IExecuteFunctions, itemIndex: number): ToolFilter {
 	const mode = context.getNodeParameter('toolFilter', itemIndex, 'all') as ToolFilter['mode'];
 	if (mode === 'all') return { mode };
-	const names = context.getNodeParameter(mode === 'only' ? 'includeTools' : 'excludeTools', itemIndex, []) as string[];
+	const names = context.getNodeParameter(
+		mode === 'only' ? 'includeTools' : 'excludeTools',
+		itemIndex,
+		[],
+	) as string[];
 	return { mode, names };
 }

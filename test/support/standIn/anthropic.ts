@@ -33,7 +33,11 @@ export interface AnthropicRequest {
 	messages: Array<{ role: 'user' | 'assistant'; content: string | AnthropicBlock[] }>;
 	system?: string | AnthropicBlock[];
 	tools?: Array<{ name: string; description?: string; input_schema: object }>;
-	tool_choice?: { type: 'auto' | 'any' | 'none' | 'tool'; name?: string; disable_parallel_tool_use?: boolean };
+	tool_choice?: {
+		type: 'auto' | 'any' | 'none' | 'tool';
+		name?: string;
+		disable_parallel_tool_use?: boolean;
+	};
 	stream?: boolean;
 	[field: string]: unknown;
 }
@@ -61,14 +65,28 @@ const STOP_REASONS: Record<FinishReason, string> = {
 };
 
 const DEFAULT_MODELS = [
-	{ type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
-	{ type: 'model', id: 'claude-haiku-4-5-20251001', display_name: 'Claude Haiku 4.5', created_at: '2025-10-15T00:00:00Z' },
+	{
+		type: 'model',
+		id: 'claude-sonnet-4-5-20250929',
+		display_name: 'Claude Sonnet 4.5',
+		created_at: '2025-09-29T00:00:00Z',
+	},
+	{
+		type: 'model',
+		id: 'claude-haiku-4-5-20251001',
+		display_name: 'Claude Haiku 4.5',
+		created_at: '2025-10-15T00:00:00Z',
+	},
 ];
 
 const requestId = () => vendorId('req_011C', 20);
 const toolUseId = (call: TurnToolCall) => call.id ?? vendorId('toolu_01', 22, call.idSeed);
 
-function anthropicError(status: number, fields: ErrorFields = {}, retryAfterSeconds?: number): WireReply {
+function anthropicError(
+	status: number,
+	fields: ErrorFields = {},
+	retryAfterSeconds?: number,
+): WireReply {
 	const [type, message] = ERRORS[status] ?? [
 		status >= 500 ? 'api_error' : 'invalid_request_error',
 		`Request failed with status ${status}.`,
@@ -94,7 +112,10 @@ function toolResultError(messages: Array<Record<string, unknown>>): WireReply | 
 	for (const [at, message] of messages.entries()) {
 		const blocks = blocksOf(message.content);
 		const previous = at > 0 ? messages[at - 1] : undefined;
-		const asked = previous?.role === 'assistant' ? blocksOf(previous.content).filter((b) => b.type === 'tool_use') : [];
+		const asked =
+			previous?.role === 'assistant'
+				? blocksOf(previous.content).filter((b) => b.type === 'tool_use')
+				: [];
 		const askedIds = new Set(asked.map((b) => String(b.id)));
 		for (const [index, block] of blocks.entries()) {
 			if (block.type === 'tool_result' && !askedIds.has(String(block.tool_use_id))) {
@@ -108,7 +129,9 @@ function toolResultError(messages: Array<Record<string, unknown>>): WireReply | 
 		const next = messages[at + 1];
 		if (uses.length === 0 || next === undefined) continue;
 		const results = next.role === 'user' ? blocksOf(next.content) : [];
-		const answered = new Set(results.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)));
+		const answered = new Set(
+			results.filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)),
+		);
 		const missing = uses.map((b) => String(b.id)).filter((id) => !answered.has(id));
 		if (missing.length > 0) {
 			return invalid(
@@ -168,7 +191,12 @@ function contentBlocks(turn: AnswerTurn): AnthropicBlock[] {
 	];
 }
 
-function message(turn: AnswerTurn, call: ModelCall, content: AnthropicBlock[], stopReason: string | null) {
+function message(
+	turn: AnswerTurn,
+	call: ModelCall,
+	content: AnthropicBlock[],
+	stopReason: string | null,
+) {
 	const usage = stopReason === null ? usageOf(turn, 1) : usageOf(turn);
 	return {
 		model: turn.model ?? call.model,
@@ -227,7 +255,11 @@ export function anthropicWire(): Wire {
 			if (method === 'GET' && pathname === '/v1/models') return { kind: 'models' };
 			if (method !== 'POST' || pathname !== '/v1/messages') return undefined;
 			const request = isRecord(body) ? body : {};
-			return { kind: 'generate', model: String(request.model ?? ''), stream: request.stream === true };
+			return {
+				kind: 'generate',
+				model: String(request.model ?? ''),
+				stream: request.stream === true,
+			};
 		},
 		checkAuth({ headers }, apiKey) {
 			// Keys go in x-api-key; @anthropic-ai/sdk 1.x sends them as a Bearer token, which the API takes too.
@@ -239,18 +271,31 @@ export function anthropicWire(): Wire {
 		},
 		validate,
 		answer(turn, call) {
-			return { status: 200, body: message(turn, call, contentBlocks(turn), STOP_REASONS[turn.finishReason]) };
+			return {
+				status: 200,
+				body: message(turn, call, contentBlocks(turn), STOP_REASONS[turn.finishReason]),
+			};
 		},
 		stream(turn, call) {
-			return { headers: SSE_HEADERS, frames: events(turn, call).map((event) => sseFrame(event, event.type)) };
+			return {
+				headers: SSE_HEADERS,
+				frames: events(turn, call).map((event) => sseFrame(event, event.type)),
+			};
 		},
 		error: anthropicError,
 		notFound: () => anthropicError(404),
 		modelList(models: ModelEntry[] = DEFAULT_MODELS) {
 			const data = models.map((m) =>
-				typeof m === 'string' ? { type: 'model', id: m, display_name: m, created_at: '2025-01-01T00:00:00Z' } : m,
+				typeof m === 'string'
+					? { type: 'model', id: m, display_name: m, created_at: '2025-01-01T00:00:00Z' }
+					: m,
 			) as Array<{ id: string }>;
-			return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
+			return {
+				data,
+				has_more: false,
+				first_id: data[0]?.id ?? null,
+				last_id: data.at(-1)?.id ?? null,
+			};
 		},
 	};
 }

@@ -40,7 +40,9 @@ export interface GeminiContent {
 export interface GeminiRequest {
 	contents: GeminiContent[];
 	systemInstruction?: GeminiContent;
-	tools?: Array<{ functionDeclarations?: Array<{ name: string; description?: string; [field: string]: unknown }> }>;
+	tools?: Array<{
+		functionDeclarations?: Array<{ name: string; description?: string; [field: string]: unknown }>;
+	}>;
 	toolConfig?: { functionCallingConfig?: { mode?: string; allowedFunctionNames?: string[] } };
 	generationConfig?: Record<string, unknown>;
 	[field: string]: unknown;
@@ -55,7 +57,10 @@ const STATUSES: Record<number, [status: string, message: string]> = {
 		'RESOURCE_EXHAUSTED',
 		'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
 	],
-	500: ['INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting'],
+	500: [
+		'INTERNAL',
+		'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+	],
 	503: ['UNAVAILABLE', 'The model is overloaded. Please try again later.'],
 	504: ['DEADLINE_EXCEEDED', 'Deadline expired before operation could complete.'],
 };
@@ -72,7 +77,11 @@ const DEFAULT_MODELS = ['gemini-2.5-flash', 'gemini-3-pro-preview'];
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 
-function geminiError(status: number, fields: ErrorFields = {}, retryAfterSeconds?: number): WireReply {
+function geminiError(
+	status: number,
+	fields: ErrorFields = {},
+	retryAfterSeconds?: number,
+): WireReply {
 	const [name, message] = STATUSES[status] ?? [
 		status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT',
 		`Request failed with status ${status}.`,
@@ -81,7 +90,14 @@ function geminiError(status: number, fields: ErrorFields = {}, retryAfterSeconds
 	const retry =
 		retryAfterSeconds === undefined
 			? {}
-			: { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${retryAfterSeconds}s` }] };
+			: {
+					details: [
+						{
+							'@type': 'type.googleapis.com/google.rpc.RetryInfo',
+							retryDelay: `${retryAfterSeconds}s`,
+						},
+					],
+				};
 	return { status, body: { error: { code: status, message, status: name, ...retry, ...fields } } };
 }
 
@@ -90,19 +106,25 @@ const invalid = (message: string) => geminiError(400, { message });
 const partsOf = (content: unknown): GeminiPart[] =>
 	isRecord(content) && Array.isArray(content.parts) ? content.parts.filter(isRecord) : [];
 const callsIn = (content: unknown) => partsOf(content).filter((p) => p.functionCall !== undefined);
-const responsesIn = (content: unknown) => partsOf(content).filter((p) => p.functionResponse !== undefined);
+const responsesIn = (content: unknown) =>
+	partsOf(content).filter((p) => p.functionResponse !== undefined);
 
 /** Calls come right after a user turn and are answered, one response per call, by the next turn. */
 function pairingError(contents: Array<Record<string, unknown>>): WireReply | undefined {
 	for (const [at, content] of contents.entries()) {
 		const previous = contents[at - 1];
 		if (callsIn(content).length > 0 && (previous === undefined || previous.role === 'model')) {
-			return invalid('Please ensure that function call turn comes immediately after a user turn or after a function response turn.');
+			return invalid(
+				'Please ensure that function call turn comes immediately after a user turn or after a function response turn.',
+			);
 		}
 		const responses = responsesIn(content);
-		if (responses.length === 0 && !(previous?.role === 'model' && callsIn(previous).length > 0)) continue;
+		if (responses.length === 0 && !(previous?.role === 'model' && callsIn(previous).length > 0))
+			continue;
 		if (previous?.role !== 'model' || callsIn(previous).length === 0) {
-			return invalid('Please ensure that function response turn comes immediately after a function call turn.');
+			return invalid(
+				'Please ensure that function response turn comes immediately after a function call turn.',
+			);
 		}
 		if (responses.length !== callsIn(previous).length) {
 			return invalid(
@@ -121,7 +143,8 @@ function signatureError(contents: Array<Record<string, unknown>>): WireReply | u
 	);
 	for (let at = lastUserText + 1; at < contents.length; at++) {
 		const [first] = callsIn(contents[at]);
-		if (contents[at].role !== 'model' || !first || typeof first.thoughtSignature === 'string') continue;
+		if (contents[at].role !== 'model' || !first || typeof first.thoughtSignature === 'string')
+			continue;
 		return invalid(
 			`Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call \`default_api:${first.functionCall?.name}\` , position ${at + 1}. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.`,
 		);
@@ -155,7 +178,9 @@ export function geminiWire(options: WireOptions): Wire {
 			if (!args) return undefined;
 			parts.push({
 				functionCall: { name: call.name, args, ...(call.id === undefined ? {} : { id: call.id }) },
-				...(index === 0 && signing ? { thoughtSignature: vendorId('Eq', 120, undefined, BASE64) } : {}),
+				...(index === 0 && signing
+					? { thoughtSignature: vendorId('Eq', 120, undefined, BASE64) }
+					: {}),
 			});
 		}
 		signed ||= signing && parts.length > 0;
@@ -163,30 +188,60 @@ export function geminiWire(options: WireOptions): Wire {
 	}
 
 	/** One generateContent reply per candidate state; a stream is several, the last with the finish reason. */
-	function chunk(turn: AnswerTurn, call: ModelCall, responseId: string, parts: GeminiPart[], finish?: string) {
+	function chunk(
+		turn: AnswerTurn,
+		call: ModelCall,
+		responseId: string,
+		parts: GeminiPart[],
+		finish?: string,
+	) {
 		const candidate =
 			finish === 'MALFORMED_FUNCTION_CALL'
-				? { finishReason: finish, index: 0, finishMessage: 'Malformed function call: the arguments are not a JSON object.' }
-				: { content: { parts, role: 'model' }, ...(finish ? { finishReason: finish } : {}), index: 0 };
-		return { candidates: [candidate], ...usageMetadata(turn), modelVersion: turn.model ?? call.model, responseId };
+				? {
+						finishReason: finish,
+						index: 0,
+						finishMessage: 'Malformed function call: the arguments are not a JSON object.',
+					}
+				: {
+						content: { parts, role: 'model' },
+						...(finish ? { finishReason: finish } : {}),
+						index: 0,
+					};
+		return {
+			candidates: [candidate],
+			...usageMetadata(turn),
+			modelVersion: turn.model ?? call.model,
+			responseId,
+		};
 	}
 
 	function whole(turn: AnswerTurn, call: ModelCall) {
 		const calls = callParts(turn);
 		if (!calls) return chunk(turn, call, vendorId('', 23), [], 'MALFORMED_FUNCTION_CALL');
 		const parts = [...(turn.content === null ? [] : [{ text: turn.content }]), ...calls];
-		return chunk(turn, call, vendorId('', 23), parts.length > 0 ? parts : [{ text: '' }], FINISH_REASONS[turn.finishReason]);
+		return chunk(
+			turn,
+			call,
+			vendorId('', 23),
+			parts.length > 0 ? parts : [{ text: '' }],
+			FINISH_REASONS[turn.finishReason],
+		);
 	}
 
 	function chunks(turn: AnswerTurn, call: ModelCall): object[] {
 		const responseId = vendorId('', 23);
 		const calls = callParts(turn);
 		const finish = calls ? FINISH_REASONS[turn.finishReason] : 'MALFORMED_FUNCTION_CALL';
-		const all = (turn.content === null ? [] : splitAwkwardly(turn.content)).map((text): GeminiPart[] => [{ text }]);
+		const all = (turn.content === null ? [] : splitAwkwardly(turn.content)).map(
+			(text): GeminiPart[] => [{ text }],
+		);
 		if (calls && calls.length > 0) all.push(calls);
 		// A turn ending in calls (or with nothing) gets a last chunk of empty text carrying the finish reason.
 		const last = calls?.length === 0 && all.length > 0 ? all.pop()! : [{ text: '' }];
-		return [...all.map((parts) => chunk(turn, call, responseId, parts)), chunk(turn, call, responseId, last, finish)];
+		return [
+			...all.map((parts) => chunk(turn, call, responseId, parts)),
+			chunk(turn, call, responseId, last, finish),
+		];
 	}
 
 	return {
@@ -194,9 +249,15 @@ export function geminiWire(options: WireOptions): Wire {
 		replyHeaders: () => ({}),
 		route({ method, pathname }) {
 			if (method === 'GET' && pathname === '/v1beta/models') return { kind: 'models' };
-			const match = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(pathname);
+			const match = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(
+				pathname,
+			);
 			if (method !== 'POST' || !match) return undefined;
-			return { kind: 'generate', model: decodeURIComponent(match[1]), stream: match[2] === 'streamGenerateContent' };
+			return {
+				kind: 'generate',
+				model: decodeURIComponent(match[1]),
+				stream: match[2] === 'streamGenerateContent',
+			};
 		},
 		checkAuth({ headers, query }, apiKey) {
 			const key = headers['x-goog-api-key'] ?? query.get('key');
@@ -220,17 +281,23 @@ export function geminiWire(options: WireOptions): Wire {
 			});
 		},
 		validate(request: WireRequest) {
-			if (!isRecord(request.body)) return invalid('Invalid JSON payload received. Unexpected token.');
+			if (!isRecord(request.body))
+				return invalid('Invalid JSON payload received. Unexpected token.');
 			const { contents } = request.body;
 			if (!Array.isArray(contents) || contents.length === 0) {
 				return invalid('* GenerateContentRequest.contents: contents is not specified\n');
 			}
 			for (const [at, content] of contents.entries()) {
-				if (!isRecord(content) || (content.role !== undefined && content.role !== 'user' && content.role !== 'model')) {
+				if (
+					!isRecord(content) ||
+					(content.role !== undefined && content.role !== 'user' && content.role !== 'model')
+				) {
 					return invalid('Please use a valid role: user, model.');
 				}
 				if (partsOf(content).length === 0) {
-					return invalid(`* GenerateContentRequest.contents[${at}].parts: contents.parts must not be empty.\n`);
+					return invalid(
+						`* GenerateContentRequest.contents[${at}].parts: contents.parts must not be empty.\n`,
+					);
 				}
 			}
 			return pairingError(contents) ?? (signed ? signatureError(contents) : undefined);
@@ -246,7 +313,10 @@ export function geminiWire(options: WireOptions): Wire {
 			}
 			// Without alt=sse Gemini streams one JSON array, element by element.
 			const frames = all.map((c, n) => `${n === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}`);
-			return { headers: { 'content-type': 'application/json; charset=UTF-8' }, frames: [...frames, ']'] };
+			return {
+				headers: { 'content-type': 'application/json; charset=UTF-8' },
+				frames: [...frames, ']'],
+			};
 		},
 		error: geminiError,
 		notFound: () => geminiError(404),
@@ -260,7 +330,12 @@ export function geminiWire(options: WireOptions): Wire {
 								displayName: m,
 								inputTokenLimit: 1048576,
 								outputTokenLimit: 65536,
-								supportedGenerationMethods: ['generateContent', 'countTokens', 'createCachedContent', 'batchGenerateContent'],
+								supportedGenerationMethods: [
+									'generateContent',
+									'countTokens',
+									'createCachedContent',
+									'batchGenerateContent',
+								],
 								temperature: 1,
 								topP: 0.95,
 								topK: 64,

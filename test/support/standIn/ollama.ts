@@ -37,7 +37,10 @@ export interface OllamaMessage {
 export interface OllamaChatRequest {
 	model: string;
 	messages: OllamaMessage[];
-	tools?: Array<{ type: 'function'; function: { name: string; description?: string; parameters: object } }>;
+	tools?: Array<{
+		type: 'function';
+		function: { name: string; description?: string; parameters: object };
+	}>;
 	stream?: boolean;
 	format?: unknown;
 	options?: Record<string, unknown>;
@@ -57,14 +60,22 @@ const DEFAULT_MESSAGES: Record<number, string> = {
 const DEFAULT_MODELS = ['llama3.2:latest', 'qwen3:8b'];
 
 const LOWER_ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyz0123456789';
-const toolCallId = (call: TurnToolCall) => call.id ?? vendorId('call_', 8, call.idSeed, LOWER_ALPHANUMERIC);
+const toolCallId = (call: TurnToolCall) =>
+	call.id ?? vendorId('call_', 8, call.idSeed, LOWER_ALPHANUMERIC);
 
-function ollamaError(status: number, fields: ErrorFields = {}, retryAfterSeconds?: number): WireReply {
+function ollamaError(
+	status: number,
+	fields: ErrorFields = {},
+	retryAfterSeconds?: number,
+): WireReply {
 	const { message, ...rest } = fields;
 	return {
 		status,
 		headers: retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
-		body: { error: message ?? DEFAULT_MESSAGES[status] ?? `request failed with status ${status}`, ...rest },
+		body: {
+			error: message ?? DEFAULT_MESSAGES[status] ?? `request failed with status ${status}`,
+			...rest,
+		},
 	};
 }
 
@@ -87,7 +98,9 @@ function validate(request: WireRequest): WireReply | undefined {
 			});
 		}
 	}
-	return typeof model === 'string' && model !== '' ? undefined : ollamaError(400, { message: 'model is required' });
+	return typeof model === 'string' && model !== ''
+		? undefined
+		: ollamaError(400, { message: 'model is required' });
 }
 
 function metrics(turn: AnswerTurn) {
@@ -107,7 +120,8 @@ function toolCalls(turn: AnswerTurn): OllamaToolCall[] | string {
 	const calls: OllamaToolCall[] = [];
 	for (const [index, call] of turn.toolCalls.entries()) {
 		const args = argumentsObject(call.arguments);
-		if (!args) return `error parsing tool call: raw='${call.arguments}', err=unexpected end of JSON input`;
+		if (!args)
+			return `error parsing tool call: raw='${call.arguments}', err=unexpected end of JSON input`;
 		calls.push({ id: toolCallId(call), function: { index, name: call.name, arguments: args } });
 	}
 	return calls;
@@ -119,7 +133,11 @@ function line(call: ModelCall, turn: AnswerTurn, message: Partial<OllamaMessage>
 		created_at: new Date().toISOString(),
 		message: { role: 'assistant', content: '', ...message },
 		...(done
-			? { done_reason: turn.finishReason === 'length' ? 'length' : 'stop', done: true, ...metrics(turn) }
+			? {
+					done_reason: turn.finishReason === 'length' ? 'length' : 'stop',
+					done: true,
+					...metrics(turn),
+				}
 			: { done: false }),
 	};
 }
@@ -133,21 +151,32 @@ export function ollamaWire(): Wire {
 			if (method !== 'POST' || pathname !== '/api/chat') return undefined;
 			const request = isRecord(body) ? body : {};
 			// Ollama streams unless told not to.
-			return { kind: 'generate', model: String(request.model ?? ''), stream: request.stream !== false };
+			return {
+				kind: 'generate',
+				model: String(request.model ?? ''),
+				stream: request.stream !== false,
+			};
 		},
 		checkAuth({ headers }, apiKey) {
-			return apiKey === undefined || headers.authorization === `Bearer ${apiKey}` ? undefined : ollamaError(401);
+			return apiKey === undefined || headers.authorization === `Bearer ${apiKey}`
+				? undefined
+				: ollamaError(401);
 		},
 		validate,
 		answer(turn, call) {
 			const calls = toolCalls(turn);
 			if (typeof calls === 'string') return ollamaError(500, { message: calls });
-			const message = { content: turn.content ?? '', ...(calls.length > 0 ? { tool_calls: calls } : {}) };
+			const message = {
+				content: turn.content ?? '',
+				...(calls.length > 0 ? { tool_calls: calls } : {}),
+			};
 			return { status: 200, body: line(call, turn, message, true) };
 		},
 		stream(turn, call) {
 			const calls = toolCalls(turn);
-			const lines: object[] = splitAwkwardly(turn.content ?? '').map((content) => line(call, turn, { content }));
+			const lines: object[] = splitAwkwardly(turn.content ?? '').map((content) =>
+				line(call, turn, { content }),
+			);
 			if (typeof calls === 'string') lines.push({ error: calls });
 			else {
 				lines.push(...calls.map((c) => line(call, turn, { tool_calls: [c] })));
@@ -159,7 +188,11 @@ export function ollamaWire(): Wire {
 			};
 		},
 		error: ollamaError,
-		notFound: () => ({ status: 404, headers: { 'content-type': 'text/plain' }, body: '404 page not found' }),
+		notFound: () => ({
+			status: 404,
+			headers: { 'content-type': 'text/plain' },
+			body: '404 page not found',
+		}),
 		modelList(models: ModelEntry[] = DEFAULT_MODELS) {
 			return {
 				models: models.map((m) =>

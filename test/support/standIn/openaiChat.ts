@@ -11,7 +11,13 @@ import type {
 	ChatCompletionCreateParams,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { bodyError, invalidRequest, obfuscation, openAIPlatform, systemFingerprint } from './openaiPlatform';
+import {
+	bodyError,
+	invalidRequest,
+	obfuscation,
+	openAIPlatform,
+	systemFingerprint,
+} from './openaiPlatform';
 import type { AnswerTurn } from './turns';
 import {
 	isRecord,
@@ -34,7 +40,8 @@ interface ServedMeta {
 	systemFingerprint: string;
 }
 
-const callId = (call: AnswerTurn['toolCalls'][number]) => call.id ?? vendorId('call_', 24, call.idSeed);
+const callId = (call: AnswerTurn['toolCalls'][number]) =>
+	call.id ?? vendorId('call_', 24, call.idSeed);
 
 function servedMeta(turn: AnswerTurn, call: ModelCall): ServedMeta {
 	return {
@@ -86,18 +93,28 @@ function chunks(turn: AnswerTurn, meta: ServedMeta, streamOptions: unknown): Cha
 	turn.toolCalls.forEach((call, index) => {
 		// Only a call's first fragment names it; later ones carry argument pieces under the same index.
 		const opening: Delta = {
-			tool_calls: [{ index, id: callId(call), type: 'function', function: { name: call.name, arguments: '' } }],
+			tool_calls: [
+				{ index, id: callId(call), type: 'function', function: { name: call.name, arguments: '' } },
+			],
 		};
 		// With no text before it, OpenAI sends the role in the same chunk as the first call opens.
-		deltas.push(deltas.length === 0 ? { role: 'assistant', content: null, ...opening, refusal: null } : opening);
+		deltas.push(
+			deltas.length === 0
+				? { role: 'assistant', content: null, ...opening, refusal: null }
+				: opening,
+		);
 		for (const piece of splitAwkwardly(call.arguments)) {
 			deltas.push({ tool_calls: [{ index, function: { arguments: piece } }] });
 		}
 	});
 	if (deltas.length === 0) deltas.push({ role: 'assistant', content: null, refusal: null });
 
-	const includeUsage = isRecord(streamOptions) && streamOptions.include_usage === true && turn.usage !== null;
-	const chunk = (choices: ChatCompletionChunk.Choice[], usage?: CompletionUsage): ChatCompletionChunk => ({
+	const includeUsage =
+		isRecord(streamOptions) && streamOptions.include_usage === true && turn.usage !== null;
+	const chunk = (
+		choices: ChatCompletionChunk.Choice[],
+		usage?: CompletionUsage,
+	): ChatCompletionChunk => ({
 		id: meta.id,
 		object: 'chat.completion.chunk',
 		created: meta.created,
@@ -109,7 +126,9 @@ function chunks(turn: AnswerTurn, meta: ServedMeta, streamOptions: unknown): Cha
 		...(includeUsage ? { usage: usage ?? null } : {}),
 		...obfuscation(streamOptions),
 	});
-	const all = deltas.map((delta) => chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]));
+	const all = deltas.map((delta) =>
+		chunk([{ index: 0, delta, logprobs: null, finish_reason: null }]),
+	);
 	all.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: turn.finishReason }]));
 	if (includeUsage && turn.usage) all.push(chunk([], turn.usage));
 	return all;
@@ -137,7 +156,8 @@ function toolReplyError(messages: Array<Record<string, unknown>>): WireReply | u
 			continue;
 		}
 		if (awaiting.size > 0) return unanswered(at);
-		const calls = message?.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+		const calls =
+			message?.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls : [];
 		awaiting = new Set(calls.map((c: { id?: unknown }) => String(c?.id)));
 		assistantAt = at;
 	}
@@ -164,7 +184,8 @@ function validate(request: WireRequest): WireReply | undefined {
 	}
 	if (body.tool_choice != null && !(Array.isArray(body.tools) && body.tools.length > 0)) {
 		return invalidRequest({
-			message: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+			message:
+				"Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
 			param: 'tool_choice',
 		});
 	}
@@ -178,7 +199,9 @@ export function openaiChatWire(): Wire {
 		answer: (turn, call) => ({ status: 200, body: completion(turn, servedMeta(turn, call)) }),
 		stream(turn, call, request) {
 			const streamOptions = (request.body as Record<string, unknown>).stream_options;
-			const frames = chunks(turn, servedMeta(turn, call), streamOptions).map((chunk) => sseFrame(chunk));
+			const frames = chunks(turn, servedMeta(turn, call), streamOptions).map((chunk) =>
+				sseFrame(chunk),
+			);
 			return { headers: SSE_HEADERS, frames: [...frames, 'data: [DONE]\n\n'] };
 		},
 	};

@@ -7,7 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import type { Model } from 'openai/resources/models';
 import type { ErrorFields } from './turns';
-import { isRecord, vendorId, type ModelEntry, type Wire, type WireReply, type WireRequest } from './wire';
+import {
+	isRecord,
+	vendorId,
+	type ModelEntry,
+	type Wire,
+	type WireReply,
+	type WireRequest,
+} from './wire';
 
 export interface OpenAIErrorBody {
 	error: { message: string; type: string; param: string | null; code: string | null };
@@ -46,7 +53,11 @@ const DEFAULT_ERRORS: Record<number, OpenAIErrorBody['error']> = {
 	},
 };
 
-export function openAIError(status: number, fields: ErrorFields = {}, retryAfterSeconds?: number): WireReply {
+export function openAIError(
+	status: number,
+	fields: ErrorFields = {},
+	retryAfterSeconds?: number,
+): WireReply {
 	const fallback = DEFAULT_ERRORS[status] ?? {
 		message: `Request failed with status ${status}.`,
 		type: status >= 500 ? 'server_error' : 'invalid_request_error',
@@ -63,18 +74,27 @@ export function openAIError(status: number, fields: ErrorFields = {}, retryAfter
 export const invalidRequest = (fields: ErrorFields) => openAIError(400, fields);
 
 /** The parts of a wire both OpenAI APIs have alike; `generatePath` is the one model call path. */
-export function openAIPlatform(generatePath: string): Pick<
+export function openAIPlatform(
+	generatePath: string,
+): Pick<
 	Wire,
 	'basePath' | 'replyHeaders' | 'route' | 'checkAuth' | 'error' | 'notFound' | 'modelList'
 > {
 	return {
 		basePath: '/v1',
-		replyHeaders: () => ({ 'x-request-id': 'req_' + randomBytes(16).toString('hex'), 'openai-version': '2020-10-01' }),
+		replyHeaders: () => ({
+			'x-request-id': 'req_' + randomBytes(16).toString('hex'),
+			'openai-version': '2020-10-01',
+		}),
 		route({ method, pathname, body }) {
 			if (method === 'GET' && pathname === '/v1/models') return { kind: 'models' };
 			if (method !== 'POST' || pathname !== generatePath) return undefined;
 			const request = isRecord(body) ? body : {};
-			return { kind: 'generate', model: String(request.model ?? ''), stream: request.stream === true };
+			return {
+				kind: 'generate',
+				model: String(request.model ?? ''),
+				stream: request.stream === true,
+			};
 		},
 		checkAuth({ headers }, apiKey) {
 			if (apiKey === undefined || headers.authorization === `Bearer ${apiKey}`) return undefined;
@@ -86,10 +106,13 @@ export function openAIPlatform(generatePath: string): Pick<
 			});
 		},
 		error: openAIError,
-		notFound: ({ method, url }) => openAIError(404, { message: `Invalid URL (${method} ${url})`, code: null }),
+		notFound: ({ method, url }) =>
+			openAIError(404, { message: `Invalid URL (${method} ${url})`, code: null }),
 		modelList(models: ModelEntry[] = DEFAULT_MODELS) {
 			const data: Model[] = models.map((m) =>
-				typeof m === 'string' ? { id: m, object: 'model', created: 1715367049, owned_by: 'system' } : (m as Model),
+				typeof m === 'string'
+					? { id: m, object: 'model', created: 1715367049, owned_by: 'system' }
+					: (m as Model),
 			);
 			return { object: 'list', data };
 		},

@@ -48,13 +48,19 @@ function responseBody(
 	stage: 'started' | 'finished',
 ) {
 	const incomplete =
-		turn.finishReason === 'length' ? 'max_output_tokens' : turn.finishReason === 'content_filter' ? 'content_filter' : null;
+		turn.finishReason === 'length'
+			? 'max_output_tokens'
+			: turn.finishReason === 'content_filter'
+				? 'content_filter'
+				: null;
 	const finished = stage === 'finished';
 	const usage = turn.usage && {
 		input_tokens: turn.usage.prompt_tokens,
 		input_tokens_details: { cached_tokens: turn.usage.prompt_tokens_details?.cached_tokens ?? 0 },
 		output_tokens: turn.usage.completion_tokens,
-		output_tokens_details: { reasoning_tokens: turn.usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+		output_tokens_details: {
+			reasoning_tokens: turn.usage.completion_tokens_details?.reasoning_tokens ?? 0,
+		},
 		total_tokens: turn.usage.total_tokens,
 	};
 	return {
@@ -142,7 +148,11 @@ function itemEvents(item: Item, outputIndex: number, streamOptions: unknown): St
 	const [part] = item.content as Array<{ text: string }>;
 	const inPart = { content_index: 0, ...at };
 	return [
-		{ type: 'response.output_item.added', item: { ...item, status: 'in_progress', content: [] }, output_index: outputIndex },
+		{
+			type: 'response.output_item.added',
+			item: { ...item, status: 'in_progress', content: [] },
+			output_index: outputIndex,
+		},
 		{ type: 'response.content_part.added', ...inPart, part: { ...part, text: '' } },
 		...splitAwkwardly(part.text).map((delta) => ({
 			type: 'response.output_text.delta',
@@ -183,7 +193,10 @@ export function openaiResponsesWire(): Wire {
 				pending.add(id);
 			} else if (item.type === 'function_call_output') {
 				if (!known.has(id)) {
-					return invalidRequest({ message: `No tool call found for function call output with call_id ${id}.`, param: 'input' });
+					return invalidRequest({
+						message: `No tool call found for function call output with call_id ${id}.`,
+						param: 'input',
+					});
 				}
 				pending.delete(id);
 			}
@@ -193,7 +206,11 @@ export function openaiResponsesWire(): Wire {
 
 	function serve(turn: AnswerTurn, call: ModelCall, request: WireRequest) {
 		const body = request.body as Record<string, unknown>;
-		const meta = { id: 'resp_' + randomHex(50), createdAt: Math.floor(Date.now() / 1000), output: outputItems(turn) };
+		const meta = {
+			id: 'resp_' + randomHex(50),
+			createdAt: Math.floor(Date.now() / 1000),
+			output: outputItems(turn),
+		};
 		const calls = ledger(body) as CallLedger;
 		if (body.store !== false) {
 			const made = turn.toolCalls.map(callId);
@@ -217,7 +234,10 @@ export function openaiResponsesWire(): Wire {
 			const [unanswered] = calls.pending;
 			return unanswered === undefined
 				? undefined
-				: invalidRequest({ message: `No tool output found for function call ${unanswered}.`, param: 'input' });
+				: invalidRequest({
+						message: `No tool output found for function call ${unanswered}.`,
+						param: 'input',
+					});
 		},
 		answer(turn, call, request) {
 			return { status: 200, body: serve(turn, call, request).finished };
@@ -228,11 +248,15 @@ export function openaiResponsesWire(): Wire {
 				{ type: 'response.created', response: started },
 				{ type: 'response.in_progress', response: started },
 				...meta.output.flatMap((item, index) => itemEvents(item, index, body.stream_options)),
-				{ type: finished.status === 'completed' ? 'response.completed' : 'response.incomplete', response: finished },
+				{
+					type: finished.status === 'completed' ? 'response.completed' : 'response.incomplete',
+					response: finished,
+				},
 			];
-			const frames = events.map((event, n) => sseFrame({ ...event, sequence_number: n }, event.type));
+			const frames = events.map((event, n) =>
+				sseFrame({ ...event, sequence_number: n }, event.type),
+			);
 			return { headers: SSE_HEADERS, frames };
 		},
 	};
 }
-

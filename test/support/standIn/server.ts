@@ -54,7 +54,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 function write(res: ServerResponse, data: string): Promise<void> {
-	return new Promise((resolve, reject) => res.write(data, (err) => (err ? reject(err) : resolve())));
+	return new Promise((resolve, reject) =>
+		res.write(data, (err) => (err ? reject(err) : resolve())),
+	);
 }
 
 function serialized(reply: WireReply): { headers: Record<string, string>; text: string } {
@@ -65,7 +67,11 @@ function serialized(reply: WireReply): { headers: Record<string, string>; text: 
 	};
 }
 
-function send(res: ServerResponse, reply: WireReply, extraHeaders: Record<string, string> = {}): void {
+function send(
+	res: ServerResponse,
+	reply: WireReply,
+	extraHeaders: Record<string, string> = {},
+): void {
 	const { headers, text } = serialized(reply);
 	res.writeHead(reply.status, { ...headers, ...extraHeaders });
 	res.end(text);
@@ -85,7 +91,15 @@ async function toWireRequest(req: IncomingMessage): Promise<WireRequest> {
 	}
 	const url = req.url ?? '/';
 	const parsed = new URL(url, 'http://stand-in');
-	return { method: req.method ?? 'GET', url, pathname: parsed.pathname, query: parsed.searchParams, headers, body, text };
+	return {
+		method: req.method ?? 'GET',
+		url,
+		pathname: parsed.pathname,
+		query: parsed.searchParams,
+		headers,
+		body,
+		text,
+	};
 }
 
 /** Serves an answer whole or streamed; with `cutAfter`, drops the connection part way. */
@@ -137,7 +151,8 @@ export async function startStandIn<D extends DialectId>(
 		if (refused) return send(res, refused);
 		const route = wire.route(request);
 		if (!route) return send(res, wire.notFound(request));
-		if (route.kind === 'models') return send(res, { status: 200, body: wire.modelList(options.models) });
+		if (route.kind === 'models')
+			return send(res, { status: 200, body: wire.modelList(options.models) });
 		const invalid = wire.validate(request);
 		if (invalid) return send(res, invalid);
 
@@ -154,7 +169,11 @@ export async function startStandIn<D extends DialectId>(
 			case 'cut':
 				return serveAnswer(res, wire, turn.answer, route, request, turn.afterChunks);
 			case 'error':
-				return send(res, wire.error(turn.status, turn.fields, turn.retryAfterSeconds), turn.headers);
+				return send(
+					res,
+					wire.error(turn.status, turn.fields, turn.retryAfterSeconds),
+					turn.headers,
+				);
 			case 'raw':
 				res.writeHead(turn.status, turn.headers);
 				res.end(turn.body);
@@ -186,7 +205,9 @@ export async function startStandIn<D extends DialectId>(
 		close() {
 			// Connections the client pools, or that are mid-request, would hold close() open: end them now.
 			for (const socket of sockets) socket.destroy();
-			return new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+			return new Promise((resolve, reject) =>
+				server.close((err) => (err ? reject(err) : resolve())),
+			);
 		},
 	};
 }

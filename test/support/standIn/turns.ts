@@ -113,12 +113,24 @@ export const reply = {
 		return answer(content, [], 'stop', options);
 	},
 	/** `content` is text some models send before their calls. */
-	toolCalls(calls: ScriptedToolCall[], options: AnswerOptions & { content?: string } = {}): AnswerTurn {
+	toolCalls(
+		calls: ScriptedToolCall[],
+		options: AnswerOptions & { content?: string } = {},
+	): AnswerTurn {
 		return answer(options.content ?? null, calls, 'tool_calls', options);
 	},
 	/** The vendor's error body for `status`; a string sets its message. */
-	error(status: number, error: string | ErrorFields = {}, headers: Record<string, string> = {}): ErrorTurn {
-		return { kind: 'error', status, fields: typeof error === 'string' ? { message: error } : error, headers };
+	error(
+		status: number,
+		error: string | ErrorFields = {},
+		headers: Record<string, string> = {},
+	): ErrorTurn {
+		return {
+			kind: 'error',
+			status,
+			fields: typeof error === 'string' ? { message: error } : error,
+			headers,
+		};
 	},
 	/** A 429 telling the client to wait, which the SDKs do before retrying. */
 	rateLimited(retryAfterSeconds: number): ErrorTurn {

@@ -74,11 +74,15 @@ export const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 /** `prefix` and `length` characters of `alphabet`, drawn from `seed` (hex) when given, else at random. */
 export function vendorId(prefix: string, length: number, seed?: string, alphabet = BASE62): string {
 	const bytes = seed ? Buffer.from(seed, 'hex') : randomBytes(length);
-	return prefix + Array.from(bytes.subarray(0, length), (b) => alphabet[b % alphabet.length]).join('');
+	return (
+		prefix + Array.from(bytes.subarray(0, length), (b) => alphabet[b % alphabet.length]).join('')
+	);
 }
 
 export function randomHex(length: number): string {
-	return randomBytes(Math.ceil(length / 2)).toString('hex').slice(0, length);
+	return randomBytes(Math.ceil(length / 2))
+		.toString('hex')
+		.slice(0, length);
 }
 
 /** Piece lengths in code points, cycled: they land mid-key, mid-value and between `\` and what it escapes. */
@@ -109,7 +113,10 @@ export function argumentsObject(text: string): Record<string, unknown> | undefin
 	}
 }
 
-export const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
+export const SSE_HEADERS = {
+	'content-type': 'text/event-stream; charset=utf-8',
+	'cache-control': 'no-cache',
+};
 
 /** One server-sent event; vendors that name their events send `event:` before `data:`. */
 export function sseFrame(data: unknown, event?: string): string {
