@@ -27,7 +27,7 @@ export { redact } from './json/redact';
 export {
 	callModel,
 	listModels,
-	type CallOptions,
+	type ModelCallOptions,
 	type Exchange,
 	type Attempt,
 } from './model/transport';

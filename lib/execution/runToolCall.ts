@@ -1,6 +1,6 @@
 import { parseToolArguments } from '../conversation/arguments';
 import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
-import type { CallOptions, CallToolResult } from '../mcp/connection';
+import type { CallToolResult, ToolCallOptions } from '../mcp/connection';
 import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
 import { RecordedFailure, ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
@@ -11,7 +11,7 @@ export interface ToolServer {
 	callTool(
 		name: string,
 		args: Record<string, unknown>,
-		options: CallOptions,
+		options: ToolCallOptions,
 	): Promise<CallToolResult>;
 	stderrTail(): string;
 }
@@ -46,7 +46,7 @@ export interface CallContext {
 	server: ToolServer;
 	validator: SchemaValidator;
 	storeBinary: BinaryStore;
-	options: CallOptions;
+	options: ToolCallOptions;
 }
 
 /**

@@ -19,7 +19,8 @@ export interface ServerIdentity {
 	transport: ConnectedClient['transportName'];
 }
 
-export interface CallOptions {
+/** How one `tools/call` is made: its timeout (restarted by progress) and its cancellation. */
+export interface ToolCallOptions {
 	timeoutMs: number;
 	signal?: AbortSignal;
 }
@@ -92,7 +93,7 @@ export class McpConnection {
 	callTool(
 		name: string,
 		args: Record<string, unknown>,
-		options: CallOptions,
+		options: ToolCallOptions,
 	): Promise<CallToolResult> {
 		return this.guard(
 			() =>

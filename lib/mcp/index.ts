@@ -2,7 +2,7 @@ export * from './config';
 export {
 	McpConnection,
 	isTransportFailure,
-	type CallOptions,
+	type ToolCallOptions,
 	type CallToolResult,
 	type McpTool,
 	type ServerIdentity,

@@ -13,7 +13,8 @@ import {
 } from './http';
 import { retryDelayMs, shouldRetry } from './retry';
 
-export interface CallOptions {
+/** How one model API call is made: the HTTP sender, its timeout, retries and cancellation. */
+export interface ModelCallOptions {
 	send: HttpSend;
 	/** How long to wait for the answer to start, and at most between two streamed events. */
 	timeoutMs: number;
@@ -55,7 +56,7 @@ export async function callModel<TRequest, TResponse, TChunk>(
 	dialect: Dialect<TRequest, TResponse, TChunk>,
 	endpoint: EndpointConfig,
 	call: { body: TRequest; model: string; stream: boolean },
-	options: CallOptions,
+	options: ModelCallOptions,
 ): Promise<Exchange<TResponse>> {
 	const { http } = dialect;
 	const accept = !call.stream
@@ -125,7 +126,7 @@ export async function callModel<TRequest, TResponse, TChunk>(
 export async function listModels(
 	dialect: Dialect,
 	endpoint: EndpointConfig,
-	options: CallOptions,
+	options: ModelCallOptions,
 ): Promise<string[]> {
 	const request: Omit<HttpRequest, 'signal'> = {
 		method: 'GET',
@@ -149,7 +150,7 @@ async function send(
 	request: Omit<HttpRequest, 'signal'>,
 	dialect: Dialect,
 	endpoint: EndpointConfig,
-	options: CallOptions,
+	options: ModelCallOptions,
 ): Promise<{ response: HttpResponse; attempts: Attempt[]; timer: AttemptTimer }> {
 	const attempts: Attempt[] = [];
 	const secrets = endpointSecrets(endpoint);
@@ -229,7 +230,7 @@ class AttemptTimer {
 		this.abort(new ModelApiError('The request was cancelled', 'cancelled'));
 
 	constructor(
-		private readonly options: CallOptions,
+		private readonly options: ModelCallOptions,
 		private readonly endpoint: EndpointConfig,
 	) {
 		if (options.signal?.aborted) this.onCancel();

@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 
@@ -182,7 +183,7 @@ export const properties: INodeProperties[] = [
 				name: 'concurrency',
 				type: 'number',
 				typeOptions: { minValue: 1 },
-				default: 4,
+				default: DEFAULT_CONCURRENCY,
 				description:
 					'How many items (conversations) run at once. The calls of one item always run in order.',
 			},

@@ -9,6 +9,7 @@ import { processItems } from '../shared/items';
 import { decide, FINAL_ANSWER_OUTPUT } from './decide';
 import { properties } from './description';
 import { modelApiConnection, searchModels } from './methods';
+import { concurrencyOf } from './settings';
 
 export class ToolCallingModel implements INodeType {
 	description: INodeTypeDescription = {
@@ -68,9 +69,15 @@ export class ToolCallingModel implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const concurrency = (this.getNodeParameter('options.concurrency', 0, 4) as number) || 4;
 		const { processItem, redactionFor } = await decide(this);
 		// A failed item continues by Final Answer: by Tool Calls it would loop back here without end.
-		return processItems(this, 2, concurrency, processItem, redactionFor, FINAL_ANSWER_OUTPUT);
+		return processItems(
+			this,
+			2,
+			concurrencyOf(this),
+			processItem,
+			redactionFor,
+			FINAL_ANSWER_OUTPUT,
+		);
 	}
 }

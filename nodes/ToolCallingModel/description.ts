@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 
@@ -126,7 +127,7 @@ export const properties: INodeProperties[] = [
 				name: 'concurrency',
 				type: 'number',
 				typeOptions: { minValue: 1 },
-				default: 4,
+				default: DEFAULT_CONCURRENCY,
 				description: 'How many conversations are sent to the model at once',
 			},
 			{

@@ -1,20 +1,18 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
-import type { DialectOptions } from './providers';
 import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
+import { DEFAULT_CONCURRENCY } from '../shared/items';
+import type { DialectOptions } from './providers';
 
 export interface NodeSettings {
-	provider: string;
 	model: ModelSettings;
 	request: DialectOptions;
 	timeoutMs: number;
 	maxRetries: number;
 	maxRounds: number;
-	concurrency: number;
 }
 
 interface Options {
-	concurrency?: number;
 	maxRetries?: number;
 	maxRounds?: number;
 	maxTokens?: number;
@@ -36,7 +34,6 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 	if (model === '')
 		throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
 	return {
-		provider: context.getNodeParameter('provider', itemIndex, 'openaiChat') as string,
 		model: {
 			model,
 			toolChoice: toolChoiceOf(context, itemIndex),
@@ -53,7 +50,6 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,
-		concurrency: options.concurrency ?? 4,
 	};
 }
 
@@ -62,4 +58,12 @@ function toolChoiceOf(context: IExecuteFunctions, itemIndex: number): ToolChoice
 		'auto' | 'required' | 'none' | 'named';
 	if (choice !== 'named') return choice;
 	return { name: (context.getNodeParameter('toolName', itemIndex, '') as string).trim() };
+}
+
+/** Items in Parallel: read once, from the first item, as it sets how the items are run. */
+export function concurrencyOf(context: IExecuteFunctions): number {
+	return (
+		(context.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY) as number) ||
+		DEFAULT_CONCURRENCY
+	);
 }

@@ -7,6 +7,9 @@ import {
 import { mapConcurrently } from '../../lib/util/concurrency';
 import type { NodeRedaction } from './traceOptions';
 
+/** Items in Parallel when a node's option is not set. */
+export const DEFAULT_CONCURRENCY = 4;
+
 export interface Routed {
 	/** Index of the node output the item leaves by. */
 	output: number;

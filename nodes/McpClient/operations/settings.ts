@@ -1,4 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { DEFAULT_CONCURRENCY } from '../../shared/items';
 
 export interface CallSettings {
 	timeoutMs: number;
@@ -11,6 +12,6 @@ export function callSettingsOf(context: IExecuteFunctions): CallSettings {
 	return {
 		timeoutMs: options.timeoutMs ?? 60_000,
 		onToolError: options.onToolError ?? 'toModel',
-		concurrency: options.concurrency ?? 4,
+		concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
 	};
 }
