@@ -4,7 +4,6 @@ export * from './conversation/types';
 export { parseToolArguments, type ParsedArguments } from './conversation/arguments';
 export { readConversation, ConversationError } from './conversation/read';
 export { mergeServerTools, filterTools, type ToolFilter } from './conversation/tools';
-export { applyModelTurn } from './conversation/turn';
 export * from './dialects/types';
 export { openaiDialect, createOpenAIDialect } from './dialects/openai';
 export { DIALECTS } from './dialects/registry';
@@ -23,6 +22,15 @@ export {
 	type CallStatus,
 	type ToolServer,
 } from './execution/runToolCall';
+export { takeModelTurn, type DecisionContext, type TurnTaken } from './decision/takeTurn';
+export { applyModelTurn } from './decision/applyTurn';
+export { checkReadyForTurn, PendingCallsError, UnknownToolChoiceError } from './decision/readiness';
+export {
+	liveModelEndpoint,
+	recordedModelEndpoint,
+	type ModelEndpoint,
+	type TurnRequest,
+} from './decision/endpoint';
 export { redact } from './json/redact';
 export {
 	callModel,

@@ -70,14 +70,22 @@ export function recordingProperties(options: {
 	];
 }
 
+/** Whether the node answers from recordings: chosen for the whole execution (no expression). */
+export function answersFromRecording(
+	context: IExecuteFunctions,
+	name: RecordingParameter,
+): boolean {
+	return context.getNodeParameter(name, 0, 'off') !== 'off';
+}
+
 export type RecordingReader = (
 	itemIndex: number,
 	redactor: Redactor,
 ) => Promise<Recording | undefined>;
 
 /**
- * Each item's recording when the node answers from one, else undefined. A trace that many items
- * share (a pasted one, or the same file) is read and parsed once per execution, not once per item.
+ * Each item's recording, for a node that answers from recordings. A trace that many items share
+ * (a pasted one, or the same file) is read and parsed once per execution, not once per item.
  */
 export function recordingReader(
 	context: IExecuteFunctions,
@@ -98,10 +106,11 @@ export function recordingReader(
 								context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string,
 							)
 						).toString('utf8');
-			if (!parsed.has(value)) parsed.set(value, readTrace(value));
+			const entries = parsed.get(value) ?? readTrace(value);
+			parsed.set(value, entries);
 			// What the run sends now is redacted as its trace entry would be, payload paths included.
 			return new Recording(
-				parsed.get(value)!,
+				entries,
 				node.name,
 				(json) => (redactor.all({ payload: json }) as { payload: typeof json }).payload,
 			);

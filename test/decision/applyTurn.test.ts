@@ -1,4 +1,4 @@
-import { applyModelTurn } from '../../lib/conversation/turn';
+import { applyModelTurn } from '../../lib/decision/applyTurn';
 import type { Conversation } from '../../lib/conversation/types';
 import type { ModelTurn } from '../../lib/dialects/types';
 

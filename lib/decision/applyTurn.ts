@@ -1,6 +1,6 @@
+import type { AssistantToolCall, Conversation, PendingToolCall } from '../conversation/types';
 import type { ModelTurn } from '../dialects/types';
 import { dropAddedNulls } from '../schema/strict';
-import type { AssistantToolCall, Conversation, PendingToolCall } from './types';
 
 /**
  * The conversation after a model turn: the assistant message appended, its calls pending (or

@@ -1,0 +1,35 @@
+import type { Conversation } from '../conversation/types';
+import type { ModelSettings } from '../dialects/types';
+
+/** The conversation has calls no tool has answered yet: the APIs refuse a turn after unanswered calls. */
+export class PendingCallsError extends Error {
+	constructor(readonly pending: string[]) {
+		super(`${pending.length} tool calls are still pending (${pending.join(', ')})`);
+	}
+}
+
+/** The tool choice names a tool the conversation does not have. */
+export class UnknownToolChoiceError extends Error {
+	constructor(
+		readonly toolChoice: string,
+		readonly tools: string[],
+	) {
+		super(`Tool Choice names '${toolChoice}', which is not among the tools`);
+	}
+}
+
+/** Throws when the model cannot be asked for a turn yet, before a request is built. */
+export function checkReadyForTurn(conversation: Conversation, settings: ModelSettings): void {
+	if (conversation.toolCalls.length > 0)
+		throw new PendingCallsError(conversation.toolCalls.map((call) => call.name));
+	const { toolChoice } = settings;
+	if (
+		typeof toolChoice === 'object' &&
+		!conversation.tools.some((tool) => tool.name === toolChoice.name)
+	) {
+		throw new UnknownToolChoiceError(
+			toolChoice.name,
+			conversation.tools.map((tool) => tool.name),
+		);
+	}
+}

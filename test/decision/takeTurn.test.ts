@@ -1,0 +1,182 @@
+import type { Conversation } from '../../lib/conversation/types';
+import {
+	recordedModelEndpoint,
+	type ModelEndpoint,
+	type TurnRequest,
+} from '../../lib/decision/endpoint';
+import { PendingCallsError, UnknownToolChoiceError } from '../../lib/decision/readiness';
+import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
+import { openaiDialect } from '../../lib/dialects/openai';
+import type { ModelSettings } from '../../lib/dialects/types';
+import { createRedactor } from '../../lib/json/redact';
+import { Recording, ReplayDriftError } from '../../lib/trace/recording';
+
+const addTool = {
+	name: 'add',
+	inputSchema: {
+		type: 'object',
+		properties: { a: { type: 'number' }, b: { type: 'number' } },
+		required: ['a'],
+	},
+};
+
+const opening: Conversation = {
+	messages: [{ role: 'user', content: 'Add 2 to nothing' }],
+	tools: [addTool],
+	toolCalls: [],
+	trace: [],
+};
+
+/** A Chat Completions answer calling add; strict mode made the model send null for the optional b. */
+const callingAdd = {
+	id: 'chatcmpl-1',
+	object: 'chat.completion',
+	model: 'gpt-test',
+	choices: [
+		{
+			index: 0,
+			finish_reason: 'tool_calls',
+			message: {
+				role: 'assistant',
+				content: null,
+				tool_calls: [
+					{
+						id: 'call_1',
+						type: 'function',
+						function: { name: 'add', arguments: '{"a":2,"b":null}' },
+					},
+				],
+			},
+		},
+	],
+};
+
+/** An endpoint that answers every request with `response`, and remembers what it was asked. */
+function answering(response: unknown): ModelEndpoint & { requests: TurnRequest[] } {
+	const requests: TurnRequest[] = [];
+	return {
+		replayed: false,
+		requests,
+		exchange: async (request) => {
+			requests.push(request);
+			return {
+				request: {
+					url: 'https://api.example.com/v1/chat/completions',
+					method: 'POST',
+					headers: { authorization: '[redacted]' },
+					body: request.body,
+				},
+				attempts: [{ status: 200, durationMs: 3 }],
+				response,
+			};
+		},
+	};
+}
+
+const settings: ModelSettings = { model: 'gpt-test', toolChoice: 'auto', stream: false };
+
+function contextWith(endpoint: ModelEndpoint, changes: Partial<DecisionContext> = {}) {
+	return {
+		nodeName: 'Model',
+		dialect: openaiDialect,
+		settings,
+		maxRounds: 10,
+		endpoint,
+		tracePolicy: {
+			payloads: 'full' as const,
+			maxPayloadBytes: 1_000_000,
+			redactor: createRedactor({ secrets: [] }),
+		},
+		...changes,
+	} as DecisionContext;
+}
+
+describe('takeModelTurn', () => {
+	it('sends the request the dialect built, applies the answer and traces both steps', async () => {
+		const endpoint = answering(callingAdd);
+		const { conversation, turn } = await takeModelTurn(opening, contextWith(endpoint));
+
+		expect(endpoint.requests).toHaveLength(1);
+		expect(endpoint.requests[0]).toMatchObject({ model: 'gpt-test', stream: false, round: 1 });
+		expect(turn).toMatchObject({ round: 1, finish: 'tool_calls' });
+		expect(conversation.rounds).toBe(1);
+		expect(conversation.toolCalls).toEqual([
+			expect.objectContaining({ id: 'call_1', name: 'add', arguments: { a: 2, b: null } }),
+		]);
+		expect(conversation.trace.map((entry) => [entry.step, entry.round])).toEqual([
+			['model.request', 1],
+			['model.response', 1],
+		]);
+		const [request, response] = conversation.trace;
+		expect(request).toMatchObject({ node: 'Model', dialect: 'openaiChat', method: 'POST' });
+		expect(request.payload).toEqual(endpoint.requests[0].body);
+		expect(response).toMatchObject({ attempts: [{ status: 200 }], toolCalls: [{ id: 'call_1' }] });
+		expect(request.replayed).toBeUndefined();
+	});
+
+	it('drops the nulls strict mode added from calls to tools sent strict, and only those', async () => {
+		const strict = { ...settings, strict: true };
+		const { conversation } = await takeModelTurn(
+			opening,
+			contextWith(answering(callingAdd), { settings: strict }),
+		);
+		expect(conversation.toolCalls[0].arguments).toEqual({ a: 2 });
+	});
+
+	it('stops at Max Rounds with the reason, without asking the endpoint', async () => {
+		const endpoint = answering(callingAdd);
+		const taken = await takeModelTurn(
+			{ ...opening, rounds: 3 },
+			contextWith(endpoint, { maxRounds: 3 }),
+		);
+		expect(taken.turn).toBeUndefined();
+		expect(taken.conversation.stopReason).toBe('Stopped before round 4: Max Rounds is 3');
+		expect(endpoint.requests).toHaveLength(0);
+	});
+
+	it('refuses a turn while calls are pending, naming them, without asking the endpoint', async () => {
+		const endpoint = answering(callingAdd);
+		const pending = {
+			...opening,
+			toolCalls: [{ id: 'call_1', name: 'add', arguments: { a: 2 }, rawArguments: '{"a":2}' }],
+		};
+		const error = await takeModelTurn(pending, contextWith(endpoint)).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(PendingCallsError);
+		expect((error as PendingCallsError).pending).toEqual(['add']);
+		expect((error as Error).message).toBe('1 tool calls are still pending (add)');
+		expect(endpoint.requests).toHaveLength(0);
+	});
+
+	it('refuses a named tool choice the conversation has no tool for, listing the tools it has', async () => {
+		const endpoint = answering(callingAdd);
+		const named = { ...settings, toolChoice: { name: 'subtract' } };
+		const error = await takeModelTurn(opening, contextWith(endpoint, { settings: named })).catch(
+			(e: unknown) => e,
+		);
+		expect(error).toBeInstanceOf(UnknownToolChoiceError);
+		expect(error).toMatchObject({ toolChoice: 'subtract', tools: ['add'] });
+		expect(endpoint.requests).toHaveLength(0);
+	});
+
+	it('takes the same turn from a recording of it, traced as replayed, and stops where the request differs', async () => {
+		const live = await takeModelTurn(opening, contextWith(answering(callingAdd)));
+		const recording = new Recording(live.conversation.trace, 'Model');
+		const replay = contextWith(recordedModelEndpoint(async () => recording));
+
+		const replayed = await takeModelTurn(opening, replay);
+		expect(replayed.conversation.messages).toEqual(live.conversation.messages);
+		expect(replayed.conversation.toolCalls).toEqual(live.conversation.toolCalls);
+		const [request, response] = replayed.conversation.trace;
+		expect(request).toMatchObject({ step: 'model.request', replayed: true });
+		expect(request).not.toHaveProperty('url');
+		expect(response).toMatchObject({ step: 'model.response', replayed: true });
+		expect(response).not.toHaveProperty('attempts');
+
+		const changed = { ...opening, messages: [{ role: 'user' as const, content: 'Add 3' }] };
+		const drift = await takeModelTurn(changed, replay).catch((e: unknown) => e);
+		expect(drift).toBeInstanceOf(ReplayDriftError);
+		expect((drift as Error).message).toMatch(
+			/^The run drifted from the recording at round 1, step model.request: messages\.0\.content/,
+		);
+	});
+});
