@@ -89,7 +89,6 @@ try {
 							storeBinary: async () => 'unused',
 							options: callOptions,
 							tracePolicy,
-							listServerTools: () => connection.listTools(),
 						}),
 					),
 			),

@@ -16,12 +16,13 @@ export {
 export { toStrictSchema, dropAddedNulls } from './schema/strict';
 export * from './mcp';
 export { executePendingCalls, type ExecutionContext } from './execution/executeCalls';
+export { runToolCall, type CallOutcome, type CallStatus } from './execution/runToolCall';
 export {
-	runToolCall,
-	type CallOutcome,
-	type CallStatus,
+	recordedToolServer,
+	RecordedFailure,
+	type ListingToolServer,
 	type ToolServer,
-} from './execution/runToolCall';
+} from './execution/toolServer';
 export { takeModelTurn, type DecisionContext, type TurnTaken } from './decision/takeTurn';
 export { applyModelTurn } from './decision/applyTurn';
 export { checkReadyForTurn, PendingCallsError, UnknownToolChoiceError } from './decision/readiness';
@@ -48,7 +49,7 @@ export {
 	type RedactionRules,
 } from './json/redact';
 export { traceEntry, type TracePolicy, type TraceStep } from './trace/entries';
-export { Recording, ReplayDriftError } from './trace/recording';
+export { Recording, ReplayDriftError, type RecordedAnswer } from './trace/recording';
 export { readTrace, TraceReadError } from './trace/read';
 export { diffTraces, type TraceDiff } from './trace/diff';
 export { toJsonLines } from './trace/jsonl';

@@ -6,25 +6,17 @@ import type {
 	TraceEntry,
 } from '../conversation/types';
 import { toConversationTool } from '../conversation/tools';
-import type { McpTool } from '../mcp/connection';
 import { traceEntry, type TracePolicy } from '../trace/entries';
 import { withBinaryReferences } from './resultMessage';
-import {
-	runToolCall,
-	type CallContext,
-	type CallOutcome,
-	type CallStatus,
-	type ToolServer,
-} from './runToolCall';
+import { runToolCall, type CallContext, type CallOutcome, type CallStatus } from './runToolCall';
+import type { ListingToolServer } from './toolServer';
 
 export interface ExecutionContext extends CallContext {
+	/** The server: its tool list is asked only when a call names a tool the item does not carry. */
+	server: ListingToolServer;
 	serverLabel: string;
 	nodeName: string;
 	tracePolicy: TracePolicy;
-	/** The server's live tool list, asked only when a call names a tool the item does not carry. */
-	listServerTools(): Promise<McpTool[]>;
-	/** The server that answers this call, when not `server` itself (a dry run answers from a recording). */
-	serverFor?(call: PendingToolCall, round: number): ToolServer;
 }
 
 export interface CallsExecuted {
@@ -53,25 +45,14 @@ export async function executePendingCalls(
 			continue;
 		}
 		const startedAt = Date.now();
-		const callContext = context.serverFor
-			? { ...context, server: context.serverFor(call, round) }
-			: context;
 		const outcome = await runToolCall(
 			call,
 			async () => itemTool ?? (await findServerTool(call.name, context)),
-			callContext,
+			context,
 		);
 		answered.push(outcome.message);
 		statuses.push(outcome.status);
-		trace.push(
-			...callTrace(
-				call,
-				outcome,
-				{ node: context.nodeName, round, startedAt },
-				context,
-				context.serverFor !== undefined,
-			),
-		);
+		trace.push(...callTrace(call, outcome, { node: context.nodeName, round, startedAt }, context));
 	}
 	return {
 		conversation: {
@@ -90,9 +71,9 @@ function callTrace(
 	outcome: CallOutcome,
 	timing: { node: string; round: number; startedAt: number },
 	context: ExecutionContext,
-	replayed: boolean,
 ): TraceEntry[] {
 	const { tracePolicy: policy, serverLabel: server } = context;
+	const replayed = context.server.replayed === true;
 	const names = {
 		callId: call.id,
 		tool: call.name,
@@ -148,6 +129,6 @@ function callTrace(
 }
 
 async function findServerTool(name: string, context: ExecutionContext): Promise<Tool | undefined> {
-	const listed = (await context.listServerTools()).find((tool) => tool.name === name);
+	const listed = (await context.server.listTools()).find((tool) => tool.name === name);
 	return listed && toConversationTool(listed, listed.name, context.serverLabel);
 }

@@ -2,19 +2,10 @@ import { parseToolArguments } from '../conversation/arguments';
 import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
 import type { CallToolResult, ToolCallOptions } from '../mcp/connection';
 import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
-import { RecordedFailure, ReplayDriftError } from '../trace/recording';
+import { ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
 import { toToolMessage, type BinaryStore } from './resultMessage';
-
-/** What the executor needs of a server connection. */
-export interface ToolServer {
-	callTool(
-		name: string,
-		args: Record<string, unknown>,
-		options: ToolCallOptions,
-	): Promise<CallToolResult>;
-	stderrTail(): string;
-}
+import { RecordedFailure, type ToolServer } from './toolServer';
 
 export type CallStatus =
 	'ok' | 'toolError' | 'unknownTool' | 'invalidArguments' | 'invalidOutput' | CallFailureStatus;
@@ -115,7 +106,12 @@ export async function runToolCall(
 	const startedAt = Date.now();
 	let result: CallToolResult;
 	try {
-		result = await context.server.callTool(tool.mcpName ?? tool.name, args, context.options);
+		result = await context.server.callTool(
+			tool.mcpName ?? tool.name,
+			args,
+			context.options,
+			call.id,
+		);
 	} catch (error) {
 		// A dry run that no longer matches its recording is the run's failure, not the tool's.
 		if (error instanceof ReplayDriftError) throw error;

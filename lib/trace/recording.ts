@@ -2,18 +2,11 @@ import type { TraceEntry } from '../conversation/types';
 import { excerpt } from '../dialects/json';
 import { firstDifference } from '../json/difference';
 import type { CallToolResult, McpTool } from '../mcp/connection';
-import type { CallFailureStatus } from '../execution/failures';
 import type { TraceStep } from './entries';
 
-/** A call that failed at the server in the recorded run (timeout, lost connection…): replayed as that same failure. */
-export class RecordedFailure extends Error {
-	constructor(
-		readonly status: CallFailureStatus,
-		message: string,
-	) {
-		super(message);
-	}
-}
+/** What the server answered a call in the recorded run: a result, or a failure (timeout, lost connection…) with its status. */
+export type RecordedAnswer =
+	{ result: CallToolResult } | { failure: { status: string; text: string } };
 
 /** The run no longer matches the recording: the first step that differs, and how. */
 export class ReplayDriftError extends Error {
@@ -60,13 +53,13 @@ export class Recording {
 		return { server, tools: payloadOf(entry) as McpTool[] };
 	}
 
-	/** The recorded result of one call, after checking that the same tool and arguments were sent then. */
-	toolResult(
+	/** The recorded answer to one call, after checking that the same tool and arguments were sent then. */
+	toolAnswer(
 		round: number,
 		callId: string,
 		name: string,
 		args: Record<string, unknown>,
-	): CallToolResult {
+	): RecordedAnswer {
 		const sameCall = (entry: TraceEntry) => entry.callId === callId;
 		const called = this.entries.some(
 			(entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry),
@@ -83,8 +76,8 @@ export class Recording {
 		const resultEntry = this.find('tools.call.result', round, sameCall);
 		const result = payloadOf(resultEntry) as CallToolResult | { error: string };
 		if ('error' in result)
-			throw new RecordedFailure(resultEntry.status as CallFailureStatus, String(result.error));
-		return withoutBinaryReferences(result);
+			return { failure: { status: String(resultEntry.status), text: String(result.error) } };
+		return { result: withoutBinaryReferences(result) };
 	}
 
 	private find(

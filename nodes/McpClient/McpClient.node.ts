@@ -7,6 +7,7 @@ import {
 } from 'n8n-workflow';
 import { secretsOf } from '../../lib/mcp';
 import { processItems } from '../shared/items';
+import { answersFromRecording } from '../shared/recordingOptions';
 import { redactionOf } from '../shared/traceOptions';
 import { properties } from './description';
 import { getToolArgumentFields, getToolNames, mcpServerConnection, searchTools } from './methods';
@@ -15,6 +16,7 @@ import { executeToolCalls } from './operations/executeToolCalls';
 import { listTools } from './operations/listTools';
 import { callSettingsOf } from './operations/settings';
 import { serverConfigOf } from './serverConfig';
+import { liveServers, recordedServers } from './sources';
 
 export class McpClient implements INodeType {
 	description: INodeTypeDescription = {
@@ -58,18 +60,22 @@ export class McpClient implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0) as
 			'listTools' | 'executeToolCalls' | 'callTool';
-		// A dry run answers from its recording: no server, so no credential is needed.
-		const dryRun = operation !== 'callTool' && this.getNodeParameter('dryRun', 0, 'off') !== 'off';
-		const config = dryRun ? undefined : await serverConfigOf(this);
-		const redaction = (itemIndex: number) =>
-			redactionOf(this, itemIndex, config ? secretsOf(config) : []);
+		if (operation === 'callTool') {
+			const config = await serverConfigOf(this);
+			const redaction = (itemIndex: number) => redactionOf(this, itemIndex, secretsOf(config));
+			const settings = callSettingsOf(this);
+			const processItem = callTool(this, config, settings, redaction);
+			return processItems(this, 1, settings.concurrency, processItem, redaction);
+		}
+		// A dry run answers from recordings: no server starts, so no credential is needed.
+		const servers = answersFromRecording(this, 'dryRun')
+			? recordedServers(this)
+			: liveServers(this, await serverConfigOf(this));
+		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, servers.secrets);
 		if (operation === 'listTools')
-			return processItems(this, 1, Infinity, listTools(this, config, redaction), redaction);
+			return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
 		const settings = callSettingsOf(this);
-		const processItem =
-			operation === 'callTool'
-				? callTool(this, config!, settings, redaction)
-				: executeToolCalls(this, config, settings, redaction);
+		const processItem = executeToolCalls(this, servers, settings, redaction);
 		return processItems(this, 1, settings.concurrency, processItem, redaction);
 	}
 }

@@ -6,10 +6,9 @@ import {
 	sharedPool,
 	type McpConnection,
 	type McpServerConfig,
-	type McpTool,
 } from '../../lib/mcp';
 import type { BinaryStore } from '../../lib/execution/resultMessage';
-import type { ToolServer } from '../../lib/execution/runToolCall';
+import type { ListingToolServer } from '../../lib/execution/toolServer';
 import { SchemaValidator } from '../../lib/schema/validator';
 
 /** Compiled schemas are shared by every item and execution of this n8n process. */
@@ -40,14 +39,16 @@ export async function withConnection<T>(
 	}
 }
 
+/** A server at hand for an item's calls, with the label it goes by when the node names none. */
+export interface AnsweringServer extends ListingToolServer {
+	name: string;
+}
+
 /**
  * The server as the executor sees it: each call takes the pooled connection afresh, so after a
  * crash the item's next calls run on a restarted server, as the connection-lost message promises.
  */
-export function pooledServer(
-	config: McpServerConfig,
-	connection: McpConnection,
-): ToolServer & { listTools(): Promise<McpTool[]> } {
+export function pooledServer(config: McpServerConfig, connection: McpConnection): AnsweringServer {
 	let last = connection;
 	const use = <T>(work: (current: McpConnection) => Promise<T>) =>
 		sharedPool.use(config, (current) => {
@@ -55,19 +56,17 @@ export function pooledServer(
 			return work(current);
 		});
 	return {
+		name: connection.server.name,
 		callTool: (name, args, options) => use((current) => current.callTool(name, args, options)),
 		listTools: () => use((current) => current.listTools()),
 		stderrTail: () => last.stderrTail(),
 	};
 }
 
-export function serverLabelOf(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	connection: McpConnection,
-): string {
+/** The Server Label the node names, or else the server's own `name`. */
+export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, name: string): string {
 	const label = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
-	return label || connection.server.name;
+	return label || name;
 }
 
 const TEXT_LIKE = /^(text\/|application\/(json|xml|x-ndjson|yaml|javascript)|[^;]*\+(json|xml))/i;

@@ -51,6 +51,6 @@ export function recordedEndpoints(context: IExecuteFunctions): ModelEndpoints {
 	return {
 		secrets: [],
 		forItem: (itemIndex, _dialect, _settings, redaction) =>
-			recordedModelEndpoint(async () => (await recordingOf(itemIndex, redaction.trace.redactor))!),
+			recordedModelEndpoint(() => recordingOf(itemIndex, redaction.trace.redactor)),
 	};
 }

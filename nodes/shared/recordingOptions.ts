@@ -78,10 +78,7 @@ export function answersFromRecording(
 	return context.getNodeParameter(name, 0, 'off') !== 'off';
 }
 
-export type RecordingReader = (
-	itemIndex: number,
-	redactor: Redactor,
-) => Promise<Recording | undefined>;
+export type RecordingReader = (itemIndex: number, redactor: Redactor) => Promise<Recording>;
 
 /**
  * Each item's recording, for a node that answers from recordings. A trace that many items share
@@ -94,8 +91,7 @@ export function recordingReader(
 	const parsed = new Map<unknown, RecordedEntry[]>();
 	const node = context.getNode();
 	return async (itemIndex, redactor) => {
-		const source = context.getNodeParameter(name, itemIndex, 'off') as 'off' | 'json' | 'binary';
-		if (source === 'off') return undefined;
+		const source = context.getNodeParameter(name, itemIndex) as 'json' | 'binary';
 		try {
 			const value =
 				source === 'json'

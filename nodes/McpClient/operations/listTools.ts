@@ -2,19 +2,11 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { readConversation } from '../../../lib/conversation/read';
 import { filterTools, mergeServerTools, type ToolFilter } from '../../../lib/conversation/tools';
 import { fingerprint } from '../../../lib/json/canonical';
-import type { McpServerConfig, McpTool } from '../../../lib/mcp';
 import { traceEntry } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
-import { recordingReader } from '../../shared/recordingOptions';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import { serverLabelOf, withConnection } from '../server';
-
-interface Listing {
-	server: Record<string, unknown>;
-	tools: McpTool[];
-	label: (itemIndex: number) => string;
-	durationMs: number;
-}
+import { serverLabelOf } from '../server';
+import type { ServerSource } from '../sources';
 
 /**
  * The register step: the server's tools added to each item. The list (every page) is asked once
@@ -23,30 +15,21 @@ interface Listing {
  */
 export function listTools(
 	context: IExecuteFunctions,
-	config: McpServerConfig | undefined,
+	servers: ServerSource,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
 	const started = Date.now();
-	let listing: Promise<Listing> | undefined;
-	const liveListing = () =>
-		(listing ??= withConnection(context, config!, async (connection) => ({
-			server: { ...connection.server },
-			tools: await connection.listTools({ fresh: true }),
-			label: (itemIndex: number) => serverLabelOf(context, itemIndex, connection),
-			durationMs: Date.now() - started,
-		})));
-
-	const recordingOf = recordingReader(context, 'dryRun');
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const round = conversation.rounds ?? 0;
 		const redaction = redactionFor(itemIndex);
-		const recording = await recordingOf(itemIndex, redaction.trace.redactor);
-		const { server, tools, label, durationMs } = recording
-			? recordedListing(context, recording.toolsList(round), itemIndex)
-			: await liveListing();
+		const { server, tools, name, durationMs } = await servers.listing({
+			itemIndex,
+			conversation,
+			redaction,
+		});
 		const offered = filterTools(tools, toolFilterOf(context, itemIndex));
-		const serverLabel = label(itemIndex);
+		const serverLabel = serverLabelOf(context, itemIndex, name);
 		const entry = traceEntry(
 			'tools.list',
 			{ node: context.getNode().name, round, startedAt: started, durationMs },
@@ -58,7 +41,7 @@ export function listTools(
 			},
 			offered,
 			redaction.trace,
-			recording !== undefined,
+			servers.replayed,
 		);
 		const json = {
 			...conversation,
@@ -66,20 +49,6 @@ export function listTools(
 			trace: [...conversation.trace, entry],
 		};
 		return { output: 0, item: { json, binary: item.binary } };
-	};
-}
-
-function recordedListing(
-	context: IExecuteFunctions,
-	recorded: { server: Record<string, unknown>; tools: McpTool[] },
-	itemIndex: number,
-): Listing {
-	const configured = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
-	return {
-		server: recorded.server,
-		tools: recorded.tools,
-		label: () => configured || String(recorded.server.label ?? recorded.server.name),
-		durationMs: 0,
 	};
 }
 

@@ -1,0 +1,49 @@
+import type { CallToolResult, McpTool, ToolCallOptions } from '../mcp/connection';
+import type { Recording } from '../trace/recording';
+import type { CallFailureStatus } from './failures';
+
+/** What the executor needs of a server: a live connection, or a recorded run answering in its place. */
+export interface ToolServer {
+	/** `tools/call`. `callId` is the model's id of the call: a recording finds its answer by it. */
+	callTool(
+		name: string,
+		args: Record<string, unknown>,
+		options: ToolCallOptions,
+		callId: string,
+	): Promise<CallToolResult>;
+	stderrTail(): string;
+	/** True when a recording answers in the server's place: the trace says so. */
+	readonly replayed?: boolean;
+}
+
+/** A server that also lists its tools, asked when a call names a tool the item does not carry. */
+export interface ListingToolServer extends ToolServer {
+	listTools(): Promise<McpTool[]>;
+}
+
+/** A call that failed at the server in the recorded run (timeout, lost connection…): replayed as that same failure. */
+export class RecordedFailure extends Error {
+	constructor(
+		readonly status: CallFailureStatus,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+/**
+ * The server as the recorded run saw it at `round`: its tool list and each call's answer come
+ * from the recording, and only if the call is the one recorded (else a ReplayDriftError).
+ */
+export function recordedToolServer(recording: Recording, round: number): ListingToolServer {
+	return {
+		replayed: true,
+		callTool: async (name, args, _options, callId) => {
+			const answer = recording.toolAnswer(round, callId, name, args);
+			if ('result' in answer) return answer.result;
+			throw new RecordedFailure(answer.failure.status as CallFailureStatus, answer.failure.text);
+		},
+		listTools: async () => recording.toolsList(round).tools,
+		stderrTail: () => '',
+	};
+}

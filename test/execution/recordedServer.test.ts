@@ -1,0 +1,125 @@
+import type { Conversation, TraceEntry } from '../../lib/conversation/types';
+import { executePendingCalls } from '../../lib/execution/executeCalls';
+import { recordedToolServer } from '../../lib/execution/toolServer';
+import { createRedactor } from '../../lib/json/redact';
+import { SchemaValidator } from '../../lib/schema/validator';
+import { Recording, ReplayDriftError } from '../../lib/trace/recording';
+
+const at = '2026-01-01T00:00:00.000Z';
+const step = (entry: { step: string; round: number } & Record<string, unknown>): TraceEntry => ({
+	node: 'Execute Tool Calls',
+	at,
+	...entry,
+});
+
+/** A run that listed two tools, called add (which answered) and then slow (which timed out). */
+const recorded = new Recording(
+	[
+		step({
+			step: 'tools.list',
+			round: 0,
+			server: { name: 'calc', version: '1.0.0' },
+			payload: [{ name: 'add', inputSchema: { type: 'object' } }],
+		}),
+		step({
+			step: 'tools.call.request',
+			round: 1,
+			callId: 'call_1',
+			payload: { name: 'add', arguments: { a: 2, b: 3 } },
+		}),
+		step({
+			step: 'tools.call.result',
+			round: 1,
+			callId: 'call_1',
+			status: 'ok',
+			payload: { content: [{ type: 'text', text: '5' }] },
+		}),
+		step({
+			step: 'tools.call.request',
+			round: 1,
+			callId: 'call_2',
+			payload: { name: 'slow', arguments: {} },
+		}),
+		step({
+			step: 'tools.call.result',
+			round: 1,
+			callId: 'call_2',
+			status: 'timeout',
+			payload: { error: "Tool 'slow' did not answer within 10 ms" },
+		}),
+	],
+	'Execute Tool Calls',
+);
+
+const calling = (args: Record<string, unknown>): Conversation => ({
+	messages: [{ role: 'user', content: 'add, then be slow' }],
+	tools: [
+		{ name: 'add', inputSchema: { type: 'object' }, server: 'calc' },
+		{ name: 'slow', inputSchema: { type: 'object' }, server: 'calc' },
+	],
+	toolCalls: [
+		{ id: 'call_1', name: 'add', arguments: args, rawArguments: JSON.stringify(args) },
+		{ id: 'call_2', name: 'slow', arguments: {}, rawArguments: '{}' },
+	],
+	trace: [],
+	rounds: 1,
+});
+
+const execute = (conversation: Conversation) =>
+	executePendingCalls(conversation, {
+		server: recordedToolServer(recorded, conversation.rounds ?? 0),
+		serverLabel: 'calc',
+		nodeName: 'Execute Tool Calls',
+		validator: new SchemaValidator(),
+		storeBinary: async () => 'unused',
+		options: { timeoutMs: 1_000 },
+		tracePolicy: {
+			payloads: 'full',
+			maxPayloadBytes: 1_000_000,
+			redactor: createRedactor({ secrets: [] }),
+		},
+	});
+
+describe('a recorded tool server', () => {
+	it('answers each call as the recorded run did, a failure with its recorded status', async () => {
+		const { conversation, statuses } = await execute(calling({ a: 2, b: 3 }));
+		expect(statuses).toEqual(['ok', 'timeout']);
+		expect(conversation.messages.slice(1)).toEqual([
+			expect.objectContaining({ tool_call_id: 'call_1', content: '5' }),
+			expect.objectContaining({
+				tool_call_id: 'call_2',
+				content: "Tool 'slow' did not answer within 10 ms",
+				isError: true,
+			}),
+		]);
+	});
+
+	it('marks the steps it answered as replayed, and not the argument checks it did not answer', async () => {
+		const { conversation } = await execute(calling({ a: 2, b: 3 }));
+		expect(conversation.trace.map((entry) => [entry.step, entry.replayed ?? false])).toEqual([
+			['arguments.validation', false],
+			['tools.call.request', true],
+			['tools.call.result', true],
+			['arguments.validation', false],
+			['tools.call.request', true],
+			['tools.call.result', true],
+		]);
+	});
+
+	it('stops the run, naming the step, when a call differs from the recorded one', async () => {
+		const drift = await execute(calling({ a: 2, b: 4 })).catch((error: unknown) => error);
+		expect(drift).toBeInstanceOf(ReplayDriftError);
+		expect((drift as Error).message).toBe(
+			'The run drifted from the recording at round 1, step tools.call.request: arguments.b was 3 in the recording and is 4 now',
+		);
+	});
+
+	it('lists the tools the recorded server listed at that point of the run', async () => {
+		await expect(recordedToolServer(recorded, 0).listTools()).resolves.toEqual([
+			{ name: 'add', inputSchema: { type: 'object' } },
+		]);
+		await expect(recordedToolServer(recorded, 3).listTools()).rejects.toThrow(
+			/round 3, step tools.list: the recording has no such step/,
+		);
+	});
+});
