@@ -1,5 +1,15 @@
 // The package's library, usable without n8n: the item contract, the dialects, schema checks,
-// the MCP connection layer and tool-call execution.
+// the MCP connection layer, the trace, and the two steps: the model's turn and tool-call execution.
+//
+// Its folders in layers, lowest first. A file imports from its own folder and from folders on
+// lower lines only: never upward, never sideways, no cycles (test/lib/layers.test.ts checks).
+//   json, util
+//   conversation
+//   schema
+//   dialects
+//   model, mcp
+//   trace
+//   execution, decision
 export * from './conversation/types';
 export { parseToolArguments, type ParsedArguments } from './conversation/arguments';
 export { readConversation, ConversationError } from './conversation/read';
