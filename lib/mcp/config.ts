@@ -1,4 +1,5 @@
 import { canonicalJson, sha256 } from '../json/canonical';
+import type { OAuthSession } from './oauth/session';
 
 /** How to start and talk to one MCP server: what a credential describes. */
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
@@ -21,25 +22,37 @@ export interface HttpServerConfig {
 	headers: Record<string, string>;
 	/** auto: Streamable HTTP, falling back to the legacy SSE transport when the server refuses it. */
 	mode: HttpTransportMode;
+	/**
+	 * OAuth 2.1 (MCP authorization): an access token on every request of every transport, renewed
+	 * when it expires or the server refuses it. From `oauthSession()`.
+	 */
+	oauth?: OAuthSession;
 }
 
-/** Identifies a configuration without exposing its secrets: the pool key. */
+/**
+ * Identifies a configuration without exposing its secrets: the pool key. An OAuth configuration
+ * counts by the authorization's id, not its current token, so a renewed token keeps the connection.
+ */
 export function configKey(config: McpServerConfig): string {
-	return sha256(canonicalJson(config));
+	const identity =
+		config.transport === 'http' && config.oauth ? { ...config, oauth: config.oauth.id } : config;
+	return sha256(canonicalJson(identity));
 }
 
 /** The values of a configuration that must never appear in an output or a log. */
 export function secretsOf(config: McpServerConfig): string[] {
 	if (config.transport === 'stdio') return Object.values(config.env);
-	return Object.entries(config.headers).flatMap(([name, value]) =>
+	const headerSecrets = Object.entries(config.headers).flatMap(([name, value]) =>
 		// The token of "Authorization: Bearer <token>" is a secret on its own: a server may repeat it bare.
 		/^(proxy-)?authorization$/i.test(name) ? [value, value.replace(/^\S+\s+/, '')] : [value],
 	);
+	// Tokens the session holds now, renewed ones included: read it again after a call that may have renewed.
+	return [...headerSecrets, ...(config.oauth?.secrets() ?? [])];
 }
 
 /** A label for messages: never the headers or environment. */
 export function describeConfig(config: McpServerConfig): string {
 	return config.transport === 'stdio'
 		? `stdio: ${[config.command, ...config.args].join(' ')}`
-		: `${config.mode === 'auto' ? 'HTTP' : config.mode}: ${config.url}`;
+		: `${config.mode === 'auto' ? 'HTTP' : config.mode}${config.oauth ? ' (OAuth)' : ''}: ${config.url}`;
 }

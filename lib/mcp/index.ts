@@ -10,3 +10,12 @@ export {
 export { ConnectionPool, type PoolOptions } from './pool';
 export { sharedPool } from './sharedPool';
 export { CLIENT_INFO } from './transport';
+export {
+	oauthSession,
+	OAuthAuthorizationRequired,
+	OAuthSession,
+	type OAuthClientInformationMixed,
+	type OAuthOptions,
+	type OAuthTokens,
+} from './oauth/session';
+export { outboundFetch, proxySettingsFrom, type ProxySettings } from './outbound';

@@ -7,6 +7,9 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
+import { recoverAuthorization } from './oauth/recovery';
+import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
+import { outboundFetch } from './outbound';
 import { StderrTail } from './stderrTail';
 
 export const CLIENT_INFO = { name: 'n8n-nodes-tool-calling', version: '0.1.0' };
@@ -25,12 +28,17 @@ export async function connectClient(
 	connectTimeoutMs: number,
 ): Promise<ConnectedClient> {
 	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs);
-	if (config.mode === 'sse') return connectOver('sse', sseTransport(config), connectTimeoutMs);
+	// An OAuth request that hangs fails before the connect does, so the error names its step.
+	const requestTimeoutMs = Math.min(OAUTH_REQUEST_TIMEOUT_MS, (connectTimeoutMs * 3) / 4);
+	if (config.mode === 'sse') {
+		return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs);
+	}
 	try {
-		return await connectOver('streamableHttp', streamableTransport(config), connectTimeoutMs);
+		const transport = streamableTransport(config, requestTimeoutMs);
+		return await connectOver('streamableHttp', transport, connectTimeoutMs);
 	} catch (error) {
 		if (config.mode === 'auto' && refusesStreamableHttp(error)) {
-			return connectOver('sse', sseTransport(config), connectTimeoutMs);
+			return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs);
 		}
 		throw error;
 	}
@@ -73,14 +81,38 @@ async function connectStdio(
 	}
 }
 
-function streamableTransport(config: HttpServerConfig): Transport {
-	return new StreamableHTTPClientTransport(new URL(config.url), {
-		requestInit: { headers: config.headers },
-	});
+function streamableTransport(config: HttpServerConfig, requestTimeoutMs: number): Transport {
+	const url = new URL(config.url);
+	const options = httpOptions(config, url, requestTimeoutMs);
+	return withOAuth(config, new StreamableHTTPClientTransport(url, options));
 }
 
-function sseTransport(config: HttpServerConfig): Transport {
-	return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+function sseTransport(config: HttpServerConfig, requestTimeoutMs: number): Transport {
+	const url = new URL(config.url);
+	return withOAuth(config, new SSEClientTransport(url, httpOptions(config, url, requestTimeoutMs)));
+}
+
+/** Headers, proxy and deadlines through our fetch; in OAuth mode the session watches it and authorizes. */
+function httpOptions(config: HttpServerConfig, url: URL, requestTimeoutMs: number) {
+	let fetch = outboundFetch({
+		serverUrl: url,
+		headers: config.headers,
+		uncancellableTimeoutMs: requestTimeoutMs,
+	});
+	if (config.oauth) {
+		const session = config.oauth;
+		fetch = session.trail.observe(fetch, url, () => session.currentAccessToken());
+		config.oauth.bind(url, fetch);
+	}
+	return { fetch, authProvider: config.oauth };
+}
+
+function withOAuth<T extends StreamableHTTPClientTransport | SSEClientTransport>(
+	config: HttpServerConfig,
+	transport: T,
+): T {
+	if (config.oauth) recoverAuthorization(transport, config.oauth);
+	return transport;
 }
 
 /** A legacy SSE-only server answers the Streamable HTTP POST with 400, 404 or 405 (spec's backwards-compatibility rule). */

@@ -11,6 +11,7 @@ export const RUN_ID_VARIABLE = 'MCP_TEST_RUN';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const FAULT_SERVER = path.join(REPO_ROOT, 'test', 'servers', 'fault-server.mjs');
+export const OAUTH_SERVER = path.join(REPO_ROOT, 'test', 'servers', 'oauth-server.mjs');
 export const EVERYTHING_ENTRY = packageBin('@modelcontextprotocol/server-everything');
 export const FILESYSTEM_ENTRY = packageBin('@modelcontextprotocol/server-filesystem');
 
@@ -269,7 +270,9 @@ export function isProcessAlive(pid: number): boolean {
 }
 
 const serverEntries = new Set(
-	[FAULT_SERVER, EVERYTHING_ENTRY, FILESYSTEM_ENTRY].map((file) => realpathSync(file)),
+	[FAULT_SERVER, OAUTH_SERVER, EVERYTHING_ENTRY, FILESYSTEM_ENTRY].map((file) =>
+		realpathSync(file),
+	),
 );
 
 function isServerEntry(arg: string, cwd: string): boolean {
@@ -291,7 +294,7 @@ function readRunId(pid: string): string | undefined {
 	}
 }
 
-/** Running processes of this repository's fault server, server-everything or server-filesystem (Linux /proc). */
+/** Running processes of this repository's test servers, server-everything or server-filesystem (Linux /proc). */
 export function listTestServerProcesses(): TestServerProcess[] {
 	const found: TestServerProcess[] = [];
 	for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {

@@ -1,0 +1,286 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+	auth,
+	type OAuthClientProvider,
+	type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+	OAuthClientInformationMixed,
+	OAuthClientMetadata,
+	OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { OAuthTrail } from './trail';
+
+export type { OAuthClientInformationMixed, OAuthTokens };
+
+/** What a caller knows of one authorization (n8n: an MCP OAuth2 credential) and how it keeps tokens. */
+export interface OAuthOptions {
+	/** Names this authorization for as long as it lasts (n8n: the credential's id). Connections are pooled by it, not by the current token. */
+	id: string;
+	/** The tokens as stored (n8n: the credential's oauthTokenData). */
+	tokens?: OAuthTokens;
+	/** When the stored access token expires (ms since 1970), if known: it is renewed shortly before. */
+	expiresAt?: number;
+	/** The registered client (from dynamic registration at connect time, or entered by hand). */
+	client?: OAuthClientInformationMixed;
+	/** Asked for when neither the server's challenge nor its metadata names a scope. */
+	scope?: string;
+	/** Receives every new set of tokens (renewed or newly granted) for the caller to keep; its errors are the caller's to handle. */
+	onTokens?: (tokens: OAuthTokens) => void | Promise<void>;
+	/** Receives a client registered during an authorization, for the caller to keep. */
+	onClient?: (client: OAuthClientInformationMixed) => void | Promise<void>;
+	/**
+	 * Runs an authorization that needs the user (no usable tokens, or more scope): gets the
+	 * authorization URL, returns the code the authorization server sent to the redirect URL.
+	 * Without it, such a need ends in an error that says to reconnect (and which scope to grant).
+	 */
+	authorize?: (authorizationUrl: URL) => Promise<string>;
+	/** Where the authorization server sends the code (n8n: its OAuth callback). */
+	redirectUrl?: string;
+	clientName?: string;
+	/** A URL-based client ID (a client ID metadata document), used where the authorization server supports it. */
+	clientMetadataUrl?: string;
+}
+
+/** The server wants a new authorization and nobody can give it here: the user must reconnect. */
+export class OAuthAuthorizationRequired extends Error {
+	constructor(readonly scope: string | undefined) {
+		super(
+			`The MCP server needs a new OAuth authorization${scope ? ` with scope "${scope}"` : ''}: reconnect the credential${scope ? ' and grant that scope' : ''}.`,
+		);
+		this.name = 'OAuthAuthorizationRequired';
+	}
+}
+
+/** Only the latest tokens matter for redaction; older ones have expired. */
+const KEPT_SECRETS = 24;
+/** Renewal starts this long before expiry at most (a quarter of a short token's lifetime at least). */
+const RENEW_MARGIN_MS = 30_000;
+const DEFAULT_REDIRECT_URL = 'http://localhost/oauth/callback';
+
+const insideOwnRenewal = new AsyncLocalStorage<true>();
+
+/**
+ * One authorization, shared by every connection that uses it in this process: the SDK's
+ * OAuthClientProvider over the caller's stored tokens. Tokens the session obtains go back to the
+ * caller through onTokens; tokens a caller brings that the session has never held (a reconnect)
+ * replace its own.
+ */
+export class OAuthSession implements OAuthClientProvider {
+	readonly trail = new OAuthTrail();
+	private options: OAuthOptions;
+	private current?: OAuthTokens;
+	private renewAt?: number;
+	private client?: OAuthClientInformationMixed;
+	private verifier?: string;
+	private discovery?: OAuthDiscoveryState;
+	private pendingCode?: string;
+	private readonly held: string[] = [];
+	private renewal?: Promise<void>;
+	private server?: { url: URL; fetch: FetchLike };
+
+	constructor(options: OAuthOptions) {
+		this.options = options;
+		this.offer(options);
+	}
+
+	get id(): string {
+		return this.options.id;
+	}
+
+	/** Takes a caller's newer view: its callbacks, and its tokens and client if they are new to this session. */
+	offer(options: OAuthOptions): void {
+		const previous = this.options;
+		this.options = options;
+		if (options.tokens && !this.held.includes(options.tokens.access_token)) {
+			this.current = options.tokens;
+			this.renewAt = options.expiresAt && options.expiresAt - RENEW_MARGIN_MS;
+			this.hold(options.tokens.access_token, options.tokens.refresh_token, options.tokens.id_token);
+		}
+		const client = options.client;
+		if (client && (!this.client || !sameClient(previous.client, client))) {
+			this.client = client;
+			this.hold(client.client_secret);
+		}
+	}
+
+	/** The server this session authorizes for, and the fetch its requests go through. */
+	bind(url: URL, fetch: FetchLike): void {
+		this.server = { url, fetch };
+	}
+
+	/** Tokens and client secrets held now or lately: every output must hide them. */
+	secrets(): string[] {
+		return [...this.held];
+	}
+
+	/** The code a headless authorization brought back, once. */
+	takeAuthorizationCode(): string | undefined {
+		const code = this.pendingCode;
+		this.pendingCode = undefined;
+		return code;
+	}
+
+	get redirectUrl(): string {
+		return this.options.redirectUrl ?? DEFAULT_REDIRECT_URL;
+	}
+
+	get clientMetadataUrl(): string | undefined {
+		return this.options.clientMetadataUrl;
+	}
+
+	get clientMetadata(): OAuthClientMetadata {
+		return {
+			client_name: this.options.clientName ?? 'n8n-nodes-tool-calling',
+			redirect_uris: [this.redirectUrl],
+			grant_types: ['authorization_code', 'refresh_token'],
+			response_types: ['code'],
+			...(this.options.scope ? { scope: this.options.scope } : {}),
+		};
+	}
+
+	clientInformation(): OAuthClientInformationMixed | undefined {
+		return this.client;
+	}
+
+	async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+		this.client = client;
+		this.hold(client.client_secret);
+		await this.options.onClient?.(client);
+	}
+
+	/**
+	 * Renews an access token about to expire before handing it out (not while the SDK itself reads
+	 * it to renew). While more scope is asked for, the refresh token is held back, so the SDK
+	 * authorizes anew instead of renewing a token that cannot have that scope.
+	 */
+	async tokens(): Promise<OAuthTokens | undefined> {
+		if (!insideOwnRenewal.getStore() && this.dueForRenewal()) await this.renewOnce();
+		const tokens = this.stamped(this.current);
+		const wanted = this.trail.stepUpScope;
+		if (!tokens || wanted === undefined || grants(tokens.scope, wanted)) return tokens;
+		return { ...tokens, refresh_token: undefined };
+	}
+
+	/** The access token now, for the request that was refused with an older one. */
+	currentAccessToken(): string | undefined {
+		return this.current?.access_token;
+	}
+
+	async saveTokens(tokens: OAuthTokens): Promise<void> {
+		// The same renewal answered twice (see OAuthTrail): nothing new to keep.
+		if (tokens.access_token === this.current?.access_token) return;
+		this.current = tokens;
+		this.trail.stepUpScope = undefined;
+		const lifetimeMs = tokens.expires_in === undefined ? undefined : tokens.expires_in * 1000;
+		this.renewAt =
+			lifetimeMs === undefined
+				? undefined
+				: Date.now() + lifetimeMs - Math.min(RENEW_MARGIN_MS, lifetimeMs / 4);
+		this.hold(tokens.access_token, tokens.refresh_token, tokens.id_token);
+		try {
+			await this.options.onTokens?.(tokens);
+		} catch {
+			// Keeping them is the caller's concern; the call that needed them goes on.
+		}
+	}
+
+	async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+		const scope = authorizationUrl.searchParams.get('scope') ?? undefined;
+		if (!this.options.authorize) throw new OAuthAuthorizationRequired(scope);
+		this.pendingCode = await this.options.authorize(authorizationUrl);
+	}
+
+	saveCodeVerifier(verifier: string): void {
+		this.verifier = verifier;
+	}
+
+	codeVerifier(): string {
+		if (!this.verifier) throw new Error('No PKCE code verifier was saved for this authorization');
+		return this.verifier;
+	}
+
+	saveDiscoveryState(state: OAuthDiscoveryState): void {
+		this.discovery = state;
+	}
+
+	discoveryState(): OAuthDiscoveryState | undefined {
+		return this.discovery;
+	}
+
+	invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+		if (scope === 'all' || scope === 'tokens')
+			[this.current, this.renewAt] = [undefined, undefined];
+		if (scope === 'all' || scope === 'client') this.client = undefined;
+		if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
+		if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+	}
+
+	private dueForRenewal(): boolean {
+		return (
+			this.renewAt !== undefined && Date.now() >= this.renewAt && !!this.current?.refresh_token
+		);
+	}
+
+	/** One renewal at a time, whoever asks: a refresh token is often good for one use only. */
+	private renewOnce(): Promise<void> {
+		const server = this.server;
+		if (!server) return Promise.resolve();
+		this.renewal ??= insideOwnRenewal
+			.run(true, () => auth(this, { serverUrl: server.url, fetchFn: server.fetch }))
+			.then(() => undefined)
+			.finally(() => (this.renewal = undefined));
+		return this.renewal;
+	}
+
+	/**
+	 * Tokens stored without the SDK's `issuer` stamp (n8n stores the token endpoint's answer as it
+	 * came) are bound to the authorization server this session discovered, as the SDK itself binds
+	 * unstamped client information on first use.
+	 */
+	private stamped(tokens: OAuthTokens | undefined): OAuthTokens | undefined {
+		const issuer = this.discovery?.authorizationServerUrl;
+		if (!tokens || tokens.issuer || !issuer) return tokens;
+		return { ...tokens, issuer };
+	}
+
+	private hold(...values: Array<string | undefined>): void {
+		for (const value of values) {
+			if (!value || this.held.includes(value)) continue;
+			this.held.push(value);
+			if (this.held.length > KEPT_SECRETS) this.held.shift();
+		}
+	}
+}
+
+/** Whether a token's granted scope (unknown: assume so) includes every scope wanted. */
+function grants(granted: string | undefined, wanted: string): boolean {
+	if (granted === undefined) return true;
+	const have = new Set(granted.split(' '));
+	return wanted.split(' ').every((scope) => !scope || have.has(scope));
+}
+
+function sameClient(
+	a: OAuthClientInformationMixed | undefined,
+	b: OAuthClientInformationMixed,
+): boolean {
+	return a?.client_id === b.client_id && a?.client_secret === b.client_secret;
+}
+
+const sessions = new Map<string, OAuthSession>();
+
+/**
+ * The session of an authorization in this process, brought up to date with what the caller holds.
+ * Call it once per use (n8n: per execution, with the credential's data).
+ */
+export function oauthSession(options: OAuthOptions): OAuthSession {
+	const existing = sessions.get(options.id);
+	if (existing) {
+		existing.offer(options);
+		return existing;
+	}
+	const session = new OAuthSession(options);
+	sessions.set(options.id, session);
+	return session;
+}

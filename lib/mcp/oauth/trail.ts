@@ -1,0 +1,313 @@
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+	OAuthMetadataSchema,
+	OAuthProtectedResourceMetadataSchema,
+	OpenIdProviderDiscoveryMetadataSchema,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+
+/** The steps of an OAuth authorization, as an error names them. */
+export type OAuthStep = 'discovery' | 'registration' | 'token' | 'refresh';
+
+export interface OAuthProblem {
+	step: OAuthStep;
+	/** The request's URL without query or fragment. */
+	url: string;
+	/** What went wrong, in words; never a body other than an OAuth error's code and description. */
+	reason: string;
+	/** Normal on its own (a well-known location probed with 404, a redirect), telling when a later step fails. */
+	note?: boolean;
+}
+
+const HINTS: Record<OAuthStep, string> = {
+	discovery:
+		'Check the server URL, that the MCP server publishes its OAuth metadata (/.well-known/oauth-protected-resource) and that its authorization server (/.well-known/oauth-authorization-server or openid-configuration) can be reached from here (proxy settings).',
+	registration:
+		'The authorization server did not register this client: register one by hand and enter its client ID (and secret) in the credential.',
+	token:
+		'The authorization code was not exchanged for tokens: check the client ID, client secret and redirect URL, then reconnect the credential.',
+	refresh:
+		'The access token could not be renewed: reconnect the credential (the refresh token may have expired or been revoked).',
+};
+
+/** How long a refresh token just issued stands for the renewal that issued it. */
+const FRESH_MS = 10_000;
+
+interface Renewal {
+	answer: Promise<RecordedAnswer>;
+	settledAt?: number;
+}
+
+/** How long an OAuth request (discovery, registration, token) may take. */
+export const OAUTH_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Watches the OAuth requests the SDK makes on a session's behalf and remembers what went wrong
+ * at which step, so a failure can say "token endpoint answered HTML" instead of a parser's complaint.
+ */
+export class OAuthTrail {
+	private readonly problems: OAuthProblem[] = [];
+	private missingScope?: string;
+	private recorded = 0;
+	/** The scope a 403 insufficient_scope asked for, until new tokens arrive: a refresh cannot widen scope. */
+	stepUpScope?: string;
+	/** Renewals by the refresh token sent, and by the one issued while it is fresh. */
+	private readonly renewals = new Map<string, Renewal>();
+	private lastRenewal?: Renewal;
+
+	/** A point to read problems from: those of one request to the server and the authorization it set off. */
+	mark(): number {
+		return this.recorded;
+	}
+
+	/** The scope a 403 insufficient_scope asked for since `mark`, if one did. */
+	scopeAskedSince(mark: number): string | undefined {
+		return this.recorded > mark ? this.missingScope : undefined;
+	}
+
+	problemsSince(mark: number): OAuthProblem[] {
+		const fresh = this.recorded - mark;
+		return fresh > 0 ? this.problems.slice(-fresh) : [];
+	}
+
+	/**
+	 * Wraps the fetch the transport and the SDK's auth() use. `currentToken` is the access token now:
+	 * a request the server refused with a token that was replaced meanwhile (another request renewed
+	 * it) goes again with the new one, instead of setting off a second renewal.
+	 */
+	observe(next: FetchLike, serverUrl: URL, currentToken: () => string | undefined): FetchLike {
+		return async (url, init) => {
+			const target = new URL(url);
+			const step = stepOf(target, init, serverUrl);
+			if (!step) {
+				const sentAt = Date.now();
+				let response = await next(url, init);
+				const sent = new Headers(init?.headers).get('authorization')?.replace(/^Bearer\s+/i, '');
+				const now =
+					response.status === 401
+						? ((await this.renewedSince(sentAt)) ?? currentToken())
+						: undefined;
+				if (sent && now && sent !== now) {
+					await response.body?.cancel();
+					const headers = new Headers(init?.headers);
+					headers.set('authorization', `Bearer ${now}`);
+					response = await next(url, { ...init, headers });
+				}
+				this.noteScopeChallenge(response);
+				return response;
+			}
+			if (step === 'refresh') return this.refreshOnce(next, url, init, target);
+			return this.checked(step, target, () => next(url, init));
+		};
+	}
+
+	private async checked(
+		step: OAuthStep,
+		target: URL,
+		request: () => Promise<Response>,
+	): Promise<Response> {
+		let response: Response;
+		try {
+			response = await request();
+		} catch (error) {
+			this.record({ step, url: plain(target), reason: unreachable(error) });
+			throw error;
+		}
+		const problem = await problemOf(step, target, response.clone());
+		if (problem) this.record(problem);
+		return response;
+	}
+
+	/**
+	 * A refresh token is exchanged once: a request for one being exchanged gets that answer, and so
+	 * does, for a few seconds, a request with the refresh token it just issued (a 401 to a request sent
+	 * before the renewal makes the SDK renew again with the new tokens).
+	 */
+	private async refreshOnce(
+		next: FetchLike,
+		url: string | URL,
+		init: RequestInit | undefined,
+		target: URL,
+	): Promise<Response> {
+		const sentToken = new URLSearchParams(String(init?.body ?? '')).get('refresh_token') ?? '';
+		const known = this.renewals.get(sentToken);
+		if (known && (known.settledAt === undefined || Date.now() - known.settledAt < FRESH_MS)) {
+			return replay(await known.answer);
+		}
+		const renewal: Renewal = {
+			answer: this.checked('refresh', target, () => next(url, init)).then(recordAnswer),
+		};
+		this.renewals.set(sentToken, renewal);
+		this.lastRenewal = renewal;
+		renewal.answer.then(
+			(answer) => {
+				renewal.settledAt = Date.now();
+				const issued = tokenIn(answer, 'refresh_token');
+				if (issued) this.renewals.set(issued, renewal);
+			},
+			() => {
+				renewal.settledAt = Date.now();
+				this.renewals.delete(sentToken);
+			},
+		);
+		for (const old of [...this.renewals.keys()].slice(0, -6)) this.renewals.delete(old);
+		return replay(await renewal.answer);
+	}
+
+	/** The access token of a renewal that ended after `time` or is still under way. */
+	private async renewedSince(time: number): Promise<string | undefined> {
+		const renewal = this.lastRenewal;
+		if (!renewal || (renewal.settledAt !== undefined && renewal.settledAt < time)) return undefined;
+		const answer = await renewal.answer.catch(() => undefined);
+		return answer && tokenIn(answer, 'access_token');
+	}
+
+	private noteScopeChallenge(response: Response): void {
+		if (response.status !== 403) return;
+		const challenge = response.headers.get('www-authenticate') ?? '';
+		if (!/error="?insufficient_scope/i.test(challenge)) return;
+		this.missingScope = /scope="([^"]*)"/i.exec(challenge)?.[1] ?? '';
+		this.stepUpScope = this.missingScope;
+		this.recorded++;
+	}
+
+	private record(problem: OAuthProblem): void {
+		this.problems.push(problem);
+		if (this.problems.length > 20) this.problems.shift();
+		this.recorded++;
+	}
+}
+
+/** An error that names the failed step, the URL and what to check; undefined when no step failed. */
+export function describeProblems(problems: OAuthProblem[]): string | undefined {
+	const failure = problems.find((problem) => !problem.note);
+	if (!failure) return undefined;
+	const notes = problems
+		.slice(0, problems.indexOf(failure))
+		.map((note) => `${note.url} ${note.reason}`);
+	const before = notes.length > 0 ? ` Before that: ${notes.slice(-4).join('; ')}.` : '';
+	return `OAuth ${failure.step} failed: ${failure.url} ${failure.reason}.${before} ${HINTS[failure.step]}`;
+}
+
+function stepOf(target: URL, init: RequestInit | undefined, serverUrl: URL): OAuthStep | undefined {
+	if (
+		/\/\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)/.test(
+			target.pathname,
+		)
+	) {
+		return 'discovery';
+	}
+	if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || sameEndpoint(target, serverUrl)) {
+		return undefined;
+	}
+	if (init?.body instanceof URLSearchParams) {
+		return init.body.get('grant_type') === 'refresh_token' ? 'refresh' : 'token';
+	}
+	return 'registration';
+}
+
+function sameEndpoint(a: URL, b: URL): boolean {
+	return a.origin === b.origin && a.pathname === b.pathname;
+}
+
+async function problemOf(
+	step: OAuthStep,
+	target: URL,
+	response: Response,
+): Promise<OAuthProblem | undefined> {
+	const url = plain(target);
+	if (step === 'discovery' && response.status === 404) {
+		await response.body?.cancel();
+		return { step, url, reason: 'answered 404', note: true };
+	}
+	const location = response.headers.get('location');
+	if (response.status >= 300 && response.status < 400 && location) {
+		await response.body?.cancel();
+		return { step, url, reason: `redirected to ${plain(new URL(location, target))}`, note: true };
+	}
+	const type = response.headers.get('content-type') ?? 'no content type';
+	const text = await response.text().catch(() => '');
+	let body: unknown;
+	try {
+		body = JSON.parse(text);
+	} catch {
+		const what = /json/i.test(type) ? 'invalid JSON' : `${type.split(';')[0]}, not JSON`;
+		return { step, url, reason: `answered HTTP ${response.status} with ${what}` };
+	}
+	if (!response.ok)
+		return { step, url, reason: `answered HTTP ${response.status}${oauthError(body)}` };
+	if (step !== 'discovery') return undefined;
+	const invalid = metadataIssues(target, body);
+	return invalid
+		? { step, url, reason: `answered metadata that is not valid: ${invalid}` }
+		: undefined;
+}
+
+function metadataIssues(target: URL, body: unknown): string | undefined {
+	const schemas = target.pathname.includes('oauth-protected-resource')
+		? [OAuthProtectedResourceMetadataSchema]
+		: target.pathname.includes('openid-configuration')
+			? [OpenIdProviderDiscoveryMetadataSchema]
+			: [OAuthMetadataSchema];
+	const result = schemas[0].safeParse(body);
+	if (result.success) return undefined;
+	return result.error.issues
+		.slice(0, 3)
+		.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+		.join('; ');
+}
+
+function oauthError(body: unknown): string {
+	const { error, error_description: description } = (body ?? {}) as Record<string, unknown>;
+	if (typeof error !== 'string') return '';
+	const detail =
+		typeof description === 'string' && description ? ` (${description.slice(0, 200)})` : '';
+	return `: ${error}${detail}`;
+}
+
+function unreachable(error: unknown): string {
+	const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+	if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') {
+		return 'did not answer in time';
+	}
+	return `could not be reached (${cause?.code ?? cause?.message ?? (error as Error).message})`;
+}
+
+function plain(url: URL): string {
+	return `${url.origin}${url.pathname}`;
+}
+
+interface RecordedAnswer {
+	status: number;
+	statusText: string;
+	headers: Headers;
+	body: ArrayBuffer;
+}
+
+async function recordAnswer(response: Response): Promise<RecordedAnswer> {
+	return {
+		status: response.status,
+		statusText: response.statusText,
+		headers: new Headers(response.headers),
+		body: await response.arrayBuffer(),
+	};
+}
+
+function tokenIn(
+	answer: RecordedAnswer,
+	key: 'access_token' | 'refresh_token',
+): string | undefined {
+	if (answer.status !== 200) return undefined;
+	try {
+		const value = (JSON.parse(new TextDecoder().decode(answer.body)) as Record<string, unknown>)[
+			key
+		];
+		return typeof value === 'string' ? value : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+function replay(answer: RecordedAnswer): Response {
+	const { status, statusText, headers, body } = answer;
+	return new Response(body.byteLength > 0 ? body.slice(0) : null, { status, statusText, headers });
+}

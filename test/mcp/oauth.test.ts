@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import {
+	ConnectionPool,
+	configKey,
+	oauthSession,
+	secretsOf,
+	type HttpServerConfig,
+} from '../../lib/mcp';
+import type { OAuthOptions, OAuthTokens } from '../../lib/mcp';
+import { headlessAuthorize } from '../support/headlessAuthorize';
+import { startOAuthServer, stopOAuthServers, type OAuthServerHandle } from '../support/oauthServer';
+
+const REDIRECT_URL = 'http://localhost:5678/rest/oauth2-credential/callback';
+const pools: ConnectionPool[] = [];
+function newPool(connectTimeoutMs = 20_000): ConnectionPool {
+	const pool = new ConnectionPool({ maxSize: 4, idleTimeoutMs: 60_000, connectTimeoutMs });
+	pools.push(pool);
+	return pool;
+}
+afterAll(async () => {
+	await Promise.all(pools.map((pool) => pool.closeAll()));
+	await stopOAuthServers();
+});
+
+function httpConfig(url: string, options: Partial<OAuthOptions> = {}): HttpServerConfig {
+	return {
+		transport: 'http',
+		url,
+		headers: {},
+		mode: 'streamableHttp',
+		oauth: oauthSession({ id: randomUUID(), redirectUrl: REDIRECT_URL, ...options }),
+	};
+}
+
+const textOf = (result: { content: unknown }) =>
+	(result.content as Array<{ type: string; text: string }>)[0].text;
+
+/** What n8n holds after its Connect button: a registered client and tokens, from a headless authorization. */
+async function connectedCredential(server: OAuthServerHandle) {
+	const saved: { tokens?: OAuthTokens; client?: OAuthOptions['client'] } = {};
+	const config = httpConfig(server.mcp, {
+		authorize: headlessAuthorize,
+		onTokens: (tokens) => void (saved.tokens = tokens),
+		onClient: (client) => void (saved.client = client),
+	});
+	const pool = newPool();
+	await pool.use(config, (connection) => connection.listTools());
+	await pool.closeAll();
+	return { tokens: saved.tokens!, client: saved.client! };
+}
+
+describe('OAuth 2.1 against a protected MCP server', () => {
+	let server: OAuthServerHandle;
+	beforeAll(async () => {
+		server = await startOAuthServer(['--write-scope', 'mcp:write']);
+	});
+
+	it('discovers, registers, authorizes with PKCE and calls, handing the tokens and client back', async () => {
+		const handed: OAuthTokens[] = [];
+		const config = httpConfig(server.mcp, {
+			authorize: headlessAuthorize,
+			onTokens: (tokens) => void handed.push(tokens),
+		});
+		const pool = newPool();
+		const result = await pool.use(config, async (connection) => {
+			expect((await connection.listTools()).map((tool) => tool.name)).toContain('whoami');
+			return connection.callTool('whoami', {}, { timeoutMs: 5_000 });
+		});
+		expect(JSON.parse(textOf(result))).toMatchObject({ scopes: ['mcp:tools'] });
+		expect(handed).toHaveLength(1);
+		expect(handed[0]).toMatchObject({ token_type: 'bearer', refresh_token: expect.any(String) });
+		const secrets = secretsOf(config);
+		expect(secrets).toEqual(
+			expect.arrayContaining([handed[0].access_token, handed[0].refresh_token]),
+		);
+	});
+
+	it('uses stored tokens without a new authorization, as n8n hands them over', async () => {
+		const stored = await connectedCredential(server);
+		const before = await server.stats();
+		const config = httpConfig(server.mcp, { tokens: stored.tokens, client: stored.client });
+		const pool = newPool();
+		await pool.use(config, (connection) =>
+			connection.callTool('echo', { text: 'hi' }, { timeoutMs: 5_000 }),
+		);
+		const after = await server.stats();
+		expect(after.authorizations).toBe(before.authorizations);
+		expect(after.registrations).toBe(before.registrations);
+		expect(secretsOf(config)).toEqual(expect.arrayContaining([stored.client.client_secret]));
+	});
+
+	it('names the scope a 403 insufficient_scope asks for, when nobody can authorize again', async () => {
+		const stored = await connectedCredential(server);
+		const config = httpConfig(server.mcp, { tokens: stored.tokens, client: stored.client });
+		const pool = newPool();
+		const failure = pool.use(config, (connection) =>
+			connection.callTool('write', {}, { timeoutMs: 5_000 }),
+		);
+		await expect(failure).rejects.toThrow(
+			/needs a new OAuth authorization with scope "mcp:tools mcp:write": reconnect the credential and grant that scope/,
+		);
+		const message = await failure.catch((error: Error) => error.message);
+		for (const secret of secretsOf(config)) expect(message).not.toContain(secret);
+	});
+
+	it('steps up to the scope a call needs when it can authorize again', async () => {
+		const config = httpConfig(server.mcp, { authorize: headlessAuthorize });
+		const pool = newPool();
+		const result = await pool.use(config, (connection) =>
+			connection.callTool('write', {}, { timeoutMs: 5_000 }),
+		);
+		expect(textOf(result)).toBe('written');
+	});
+
+	it('sends the token on the legacy SSE transport too', async () => {
+		const stored = await connectedCredential(server);
+		const config = {
+			...httpConfig(server.sse, { tokens: stored.tokens, client: stored.client }),
+			mode: 'sse' as const,
+		};
+		const pool = newPool();
+		const result = await pool.use(config, (connection) =>
+			connection.callTool('echo', { text: 'over sse' }, { timeoutMs: 5_000 }),
+		);
+		expect(textOf(result)).toBe('over sse');
+	});
+
+	it('keys the pool on the authorization, not on its current token', () => {
+		const id = randomUUID();
+		const first = httpConfig(server.mcp, {
+			id,
+			tokens: { access_token: 'first-token', token_type: 'bearer' },
+		});
+		const second = httpConfig(server.mcp, {
+			id,
+			tokens: { access_token: 'second-token', token_type: 'bearer' },
+		});
+		expect(first.oauth).toBe(second.oauth);
+		expect(configKey(first)).toBe(configKey(second));
+		expect(configKey(first)).not.toBe(configKey(httpConfig(server.mcp)));
+		expect(secretsOf(second)).toEqual(expect.arrayContaining(['first-token', 'second-token']));
+	});
+});
+
+describe('OAuth token renewal', () => {
+	let server: OAuthServerHandle;
+	beforeAll(async () => {
+		server = await startOAuthServer(['--token-seconds', '2']);
+	});
+
+	it('renews a token about to expire before using it, on the same connection, and hands the new tokens back', async () => {
+		const handed: OAuthTokens[] = [];
+		const config = httpConfig(server.mcp, {
+			authorize: headlessAuthorize,
+			onTokens: (tokens) => void handed.push(tokens),
+		});
+		const pool = newPool();
+		const call = () =>
+			pool.use(config, async (connection) => ({
+				connection,
+				result: await connection.callTool('echo', { text: 'again' }, { timeoutMs: 5_000 }),
+			}));
+		const first = await call();
+		await new Promise((resolve) => setTimeout(resolve, 2_100));
+		const second = await call();
+		expect(second.connection).toBe(first.connection);
+		expect(textOf(second.result)).toBe('again');
+		expect(handed).toHaveLength(2);
+		expect(handed[1].access_token).not.toBe(handed[0].access_token);
+		expect(secretsOf(config)).toEqual(expect.arrayContaining([handed[1].access_token]));
+		expect(pool.size).toBe(1);
+	});
+
+	it('renews once when the server refuses an expired token to many calls at once', async () => {
+		const stored = await connectedCredential(server);
+		const handed: OAuthTokens[] = [];
+		// No expiry known (n8n keeps the token endpoint's answer as it came): the server's 401 says it.
+		const config = httpConfig(server.mcp, {
+			tokens: stored.tokens,
+			client: stored.client,
+			onTokens: (tokens) => void handed.push(tokens),
+		});
+		const pool = newPool();
+		await pool.use(config, (connection) => connection.listTools());
+		await new Promise((resolve) => setTimeout(resolve, 2_100));
+		const before = await server.stats();
+		const results = await pool.use(config, (connection) =>
+			Promise.all(
+				Array.from({ length: 5 }, (_, index) =>
+					connection.callTool('echo', { text: `call ${index}` }, { timeoutMs: 10_000 }),
+				),
+			),
+		);
+		expect(results.map(textOf)).toEqual(['call 0', 'call 1', 'call 2', 'call 3', 'call 4']);
+		expect((await server.stats()).refreshes - before.refreshes).toBe(1);
+		expect(new Set(handed.map((tokens) => tokens.access_token)).size).toBe(1);
+	});
+});
+
+describe('OAuth failures name the step and never hang', () => {
+	const cases: Array<[string, RegExp]> = [
+		[
+			'metadata-html',
+			/^OAuth discovery failed: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp answered HTTP 200 with text\/html, not JSON/,
+		],
+		[
+			'metadata-invalid',
+			/^OAuth discovery failed: .*\/\.well-known\/oauth-authorization-server answered metadata that is not valid: authorization_endpoint/,
+		],
+		[
+			'registration',
+			/^OAuth registration failed: .*\/register answered HTTP 400: invalid_client_metadata \(Registration is closed\).*register one by hand/,
+		],
+		[
+			'token-html',
+			/^OAuth token failed: .*\/token answered HTTP 502 with text\/html, not JSON.*client ID, client secret and redirect URL/,
+		],
+		[
+			'unreachable',
+			/^OAuth discovery failed: http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-authorization-server could not be reached \(ECONNREFUSED\)/,
+		],
+	];
+	it.each(cases)('%s', async (fault, expected) => {
+		const server = await startOAuthServer(['--break', fault]);
+		const pool = newPool();
+		const started = Date.now();
+		const failure = pool.use(
+			httpConfig(server.mcp, { authorize: headlessAuthorize }),
+			(connection) => connection.listTools(),
+		);
+		await expect(failure).rejects.toThrow(expected);
+		expect(Date.now() - started).toBeLessThan(10_000);
+		await server.stop();
+	});
+
+	it('an authorization server that accepts and never answers ends within the connect timeout, naming discovery', async () => {
+		const server = await startOAuthServer(['--break', 'silent']);
+		const pool = newPool(4_000);
+		const started = Date.now();
+		const failure = pool.use(
+			httpConfig(server.mcp, { authorize: headlessAuthorize }),
+			(connection) => connection.listTools(),
+		);
+		await expect(failure).rejects.toThrow(/^OAuth discovery failed: .* did not answer in time/);
+		expect(Date.now() - started).toBeLessThan(6_000);
+		await server.stop();
+	});
+
+	it('a refused refresh says to reconnect, naming the refresh step', async () => {
+		const server = await startOAuthServer(['--break', 'refresh', '--token-seconds', '1']);
+		const stored = await connectedCredential(server);
+		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		const config = httpConfig(server.mcp, { tokens: stored.tokens, client: stored.client });
+		const failure = newPool().use(config, (connection) => connection.listTools());
+		await expect(failure).rejects.toThrow(
+			/^OAuth refresh failed: .*\/token answered HTTP 400: invalid_grant \(Refresh token revoked\).*reconnect the credential/,
+		);
+		const message = await failure.catch((error: Error) => error.message);
+		expect(message).not.toContain(stored.tokens.refresh_token);
+		await server.stop();
+	});
+});
