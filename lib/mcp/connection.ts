@@ -9,6 +9,7 @@ import {
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectClient, type ConnectedClient } from './transport';
 import { describeConfig, type McpServerConfig } from './config';
+import type { ElicitationOptions } from './serverRequests';
 
 export type { CallToolResult, McpTool };
 
@@ -23,6 +24,8 @@ export interface ServerIdentity {
 export interface ToolCallOptions {
 	timeoutMs: number;
 	signal?: AbortSignal;
+	/** How to answer the server if it asks for input (elicitation) during the call; declined by default. */
+	elicitation?: ElicitationOptions;
 }
 
 /** How long closing waits for a server to confirm the end of its HTTP session. */
@@ -95,19 +98,22 @@ export class McpConnection {
 		args: Record<string, unknown>,
 		options: ToolCallOptions,
 	): Promise<CallToolResult> {
-		return this.guard(
-			() =>
-				this.connected.client.request(
-					{ method: 'tools/call', params: { name, arguments: args } },
-					CallToolResultSchema,
-					{
-						timeout: options.timeoutMs,
-						resetTimeoutOnProgress: true,
-						// A progress handler makes the SDK send a progressToken, which servers need to report progress.
-						onprogress: () => undefined,
-						signal: options.signal,
-					},
-				) as Promise<CallToolResult>,
+		return this.guard(() =>
+			this.connected.serverRequests.during(
+				options.elicitation ?? {},
+				() =>
+					this.connected.client.request(
+						{ method: 'tools/call', params: { name, arguments: args } },
+						CallToolResultSchema,
+						{
+							timeout: options.timeoutMs,
+							resetTimeoutOnProgress: true,
+							// A progress handler makes the SDK send a progressToken, which servers need to report progress.
+							onprogress: () => undefined,
+							signal: options.signal,
+						},
+					) as Promise<CallToolResult>,
+			),
 		);
 	}
 

@@ -19,3 +19,10 @@ export {
 	type OAuthTokens,
 } from './oauth/session';
 export { outboundFetch, proxySettingsFrom, type ProxySettings } from './outbound';
+export {
+	CLIENT_CAPABILITIES,
+	type ElicitationOptions,
+	type ElicitRequestFormParams,
+	type ElicitResult,
+	type ServerRequestEvent,
+} from './serverRequests';

@@ -10,6 +10,7 @@ import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './con
 import { recoverAuthorization } from './oauth/recovery';
 import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from './outbound';
+import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
 
 export const CLIENT_INFO = { name: 'n8n-nodes-tool-calling', version: '0.1.0' };
@@ -19,6 +20,8 @@ export interface ConnectedClient {
 	transport: Transport;
 	protocolVersion: string;
 	transportName: 'stdio' | 'streamableHttp' | 'sse';
+	/** Answers the server's elicitation and sampling requests for the call they belong to. */
+	serverRequests: ServerRequests;
 	stderr?: StderrTail;
 	pid?: number;
 }
@@ -131,12 +134,13 @@ async function connectOver(
 		protocolVersion = version;
 		setVersion?.(version);
 	};
-	const client = new Client(CLIENT_INFO, { capabilities: {} });
+	const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+	const serverRequests = new ServerRequests(client);
 	try {
 		await client.connect(transport, { timeout: connectTimeoutMs });
 	} catch (error) {
 		await client.close().catch(() => undefined);
 		throw error;
 	}
-	return { client, transport, protocolVersion, transportName };
+	return { client, transport, protocolVersion, transportName, serverRequests };
 }

@@ -204,6 +204,11 @@ const prompts = Array.from({ length: 3 }, (_, index) => ({
 const tools = [
 	{ name: 'whoami', description: "The token's client and scopes", inputSchema: { type: 'object' } },
 	{
+		name: 'client',
+		description: 'What the client declared at initialize',
+		inputSchema: { type: 'object' },
+	},
+	{
 		name: 'echo',
 		description: 'Returns its text',
 		inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
@@ -258,6 +263,14 @@ function createMcpServer() {
 		if (name === 'whoami') {
 			const info = extra.authInfo;
 			return text(JSON.stringify({ clientId: info?.clientId, scopes: info?.scopes ?? [] }));
+		}
+		if (name === 'client') {
+			return text(
+				JSON.stringify({
+					info: server.getClientVersion(),
+					capabilities: server.getClientCapabilities(),
+				}),
+			);
 		}
 		if (name === 'echo') return text(String(args.text));
 		if (name === 'write') return text('written');

@@ -1,0 +1,148 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+	ElicitRequestSchema,
+	ErrorCode,
+	McpError,
+	type ClientCapabilities,
+	type ElicitRequestFormParams,
+	type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export type { ElicitRequestFormParams, ElicitResult };
+
+/**
+ * What this client implements, and so declares: form elicitation, with the requested schema's
+ * defaults filled into an accepted answer (SEP-1034). No sampling, no roots, no URL elicitation.
+ */
+export const CLIENT_CAPABILITIES: ClientCapabilities = {
+	elicitation: { form: { applyDefaults: true } },
+};
+
+/** How a call answers a server that asks the user for input while the call runs. */
+export interface ElicitationOptions {
+	/**
+	 * decline (the default: the call goes on, the server decides what to do without the input);
+	 * defaults: accept with the requested schema's defaults (declined when a required field has none);
+	 * answer: whatever `answer` returns.
+	 */
+	mode?: 'decline' | 'defaults' | 'answer';
+	answer?: (request: ElicitRequestFormParams) => ElicitResult | Promise<ElicitResult>;
+	/** Told of every request the server made during the call and how it was answered. */
+	onServerRequest?: (event: ServerRequestEvent) => void;
+}
+
+export interface ServerRequestEvent {
+	method: 'elicitation/create' | 'sampling/createMessage';
+	params: unknown;
+	/** What the server got back; for sampling, always an error. */
+	answer?: ElicitResult;
+	error?: string;
+	/**
+	 * How the request was tied to this call: by the HTTP response stream it came on, as the only call
+	 * running, or not at all (several calls were running; each of them is told, and it was declined).
+	 */
+	tiedBy: 'stream' | 'only-call' | 'unknown';
+}
+
+const SAMPLING_DECLINED =
+	"This client does not offer sampling (sampling/createMessage): it declared no sampling capability and asks no model on a server's behalf.";
+
+/**
+ * Answers the requests a server sends to the client (elicitation, sampling) for the call they
+ * belong to. Over Streamable HTTP a request comes on the response stream of its call, and the async
+ * context of the call that sent it tells which; over stdio and SSE only a sole running call can be told.
+ */
+export class ServerRequests {
+	private readonly running = new Set<ElicitationOptions>();
+	private readonly currentCall = new AsyncLocalStorage<ElicitationOptions>();
+
+	constructor(client: Client) {
+		client.setRequestHandler(ElicitRequestSchema, (request) =>
+			this.elicit(request.params as ElicitRequestFormParams),
+		);
+		client.fallbackRequestHandler = async (request) => {
+			if (request.method !== 'sampling/createMessage') {
+				throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+			}
+			const { options, tiedBy } = this.target();
+			for (const call of options) {
+				call.onServerRequest?.({
+					method: 'sampling/createMessage',
+					params: request.params,
+					error: SAMPLING_DECLINED,
+					tiedBy,
+				});
+			}
+			throw new McpError(ErrorCode.MethodNotFound, SAMPLING_DECLINED);
+		};
+	}
+
+	/** Runs one call; server requests that come while it runs are answered by its options. */
+	async during<T>(options: ElicitationOptions, work: () => Promise<T>): Promise<T> {
+		this.running.add(options);
+		try {
+			return await this.currentCall.run(options, work);
+		} finally {
+			this.running.delete(options);
+		}
+	}
+
+	private async elicit(params: ElicitRequestFormParams): Promise<ElicitResult> {
+		const { options, tiedBy } = this.target();
+		const call = tiedBy === 'unknown' ? undefined : options[0];
+		let answer: ElicitResult;
+		let error: string | undefined;
+		try {
+			answer = withDefaults(await answerFor(call, params), params.requestedSchema);
+		} catch (failure) {
+			error = (failure as Error).message;
+			answer = { action: 'cancel' };
+		}
+		for (const told of options) {
+			told.onServerRequest?.({ method: 'elicitation/create', params, answer, error, tiedBy });
+		}
+		return answer;
+	}
+
+	private target(): { options: ElicitationOptions[]; tiedBy: ServerRequestEvent['tiedBy'] } {
+		const byStream = this.currentCall.getStore();
+		if (byStream) return { options: [byStream], tiedBy: 'stream' };
+		const running = [...this.running];
+		return { options: running, tiedBy: running.length === 1 ? 'only-call' : 'unknown' };
+	}
+}
+
+async function answerFor(
+	call: ElicitationOptions | undefined,
+	params: ElicitRequestFormParams,
+): Promise<ElicitResult> {
+	const mode = call?.mode ?? 'decline';
+	if (mode === 'answer' && call?.answer) return call.answer(params);
+	const defaults = defaultsOf(params.requestedSchema);
+	const required = params.requestedSchema.required ?? [];
+	if (mode === 'defaults' && required.every((name) => name in defaults)) {
+		return { action: 'accept', content: {} };
+	}
+	return { action: 'decline' };
+}
+
+type RequestedSchema = ElicitRequestFormParams['requestedSchema'];
+
+/**
+ * An accepted answer with the schema's defaults where it leaves fields out (SEP-1034; the SDK would
+ * fill them too, after the caller is told): the caller is told what the server gets. The schema of
+ * an elicitation is flat, so the top level is all there is.
+ */
+function withDefaults(answer: ElicitResult, schema: RequestedSchema): ElicitResult {
+	if (answer.action !== 'accept') return answer;
+	return { ...answer, content: { ...defaultsOf(schema), ...answer.content } };
+}
+
+function defaultsOf(schema: RequestedSchema): Record<string, string | number | boolean | string[]> {
+	return Object.fromEntries(
+		Object.entries(schema.properties as Record<string, { default?: unknown }>)
+			.filter(([, property]) => property.default !== undefined)
+			.map(([name, property]) => [name, property.default as string | number | boolean]),
+	);
+}
