@@ -215,13 +215,15 @@ async function problemOf(
 	response: Response,
 ): Promise<OAuthProblem | undefined> {
 	const url = plain(target);
+	// Not awaited: cancelling a clone settles only once the original is cancelled too, by the SDK.
+	const skipBody = () => void response.body?.cancel().catch(() => undefined);
 	if (step === 'discovery' && response.status === 404) {
-		await response.body?.cancel();
+		skipBody();
 		return { step, url, reason: 'answered 404', note: true };
 	}
 	const location = response.headers.get('location');
 	if (response.status >= 300 && response.status < 400 && location) {
-		await response.body?.cancel();
+		skipBody();
 		return { step, url, reason: `redirected to ${plain(new URL(location, target))}`, note: true };
 	}
 	const type = response.headers.get('content-type') ?? 'no content type';

@@ -1,0 +1,85 @@
+// The MCP client the conformance suite tests: this repository's connection layer as the MCP Client
+// node drives it (a pooled connection, list tools, call each tool), with a headless OAuth
+// authorization where the scenario needs one. The suite passes the server URL as the last argument
+// and the scenario in MCP_CONFORMANCE_SCENARIO (plus MCP_CONFORMANCE_CONTEXT for some).
+import { randomUUID } from 'node:crypto';
+import {
+	ConnectionPool,
+	oauthSession,
+	type ElicitationOptions,
+	type HttpServerConfig,
+	type McpTool,
+} from '../../lib/mcp';
+import { headlessAuthorize } from '../support/headlessAuthorize';
+
+/** The suite's authorization servers redirect here; nothing needs to listen. */
+const REDIRECT_URL = 'http://localhost:3000/callback';
+/** A URL-based client ID, used where the authorization server supports client ID metadata documents. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+function serverConfig(url: string, scenario: string): HttpServerConfig {
+	const config: HttpServerConfig = { transport: 'http', url, headers: {}, mode: 'streamableHttp' };
+	if (!scenario.startsWith('auth/')) return config;
+	const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
+		client_id?: string;
+		client_secret?: string;
+	};
+	const preRegistered = context.client_id
+		? { client_id: context.client_id, client_secret: context.client_secret }
+		: undefined;
+	config.oauth = oauthSession({
+		id: randomUUID(),
+		client: preRegistered,
+		authorize: headlessAuthorize,
+		redirectUrl: REDIRECT_URL,
+		clientName: 'n8n-nodes-tool-calling conformance client',
+		clientMetadataUrl: CLIENT_METADATA_URL,
+	});
+	return config;
+}
+
+/** Arguments a tool's schema accepts, from its required properties' types. */
+function sampleArguments(tool: McpTool): Record<string, unknown> {
+	const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
+	const samples: Record<string, unknown> = { number: 1, integer: 1, boolean: true, string: 'test' };
+	return Object.fromEntries(
+		(tool.inputSchema.required ?? []).map((name) => [
+			name,
+			samples[properties[name]?.type ?? 'string'],
+		]),
+	);
+}
+
+async function main(): Promise<void> {
+	const url = process.argv[process.argv.length - 1];
+	const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+	// The node's option for a server that asks for input: here, accept with the schema's defaults.
+	const elicitation: ElicitationOptions = {
+		mode: 'defaults',
+		onServerRequest: (event) => console.log('server request:', JSON.stringify(event)),
+	};
+	const pool = new ConnectionPool({ maxSize: 1, idleTimeoutMs: 60_000, connectTimeoutMs: 20_000 });
+	try {
+		await pool.use(serverConfig(url, scenario), async (connection) => {
+			console.log('connected:', JSON.stringify(connection.server));
+			const tools = await connection.listTools();
+			for (const tool of tools) {
+				const result = await connection.callTool(tool.name, sampleArguments(tool), {
+					timeoutMs: 20_000,
+					elicitation,
+				});
+				console.log(`${tool.name}:`, JSON.stringify(result));
+			}
+		});
+	} finally {
+		await pool.closeAll();
+	}
+}
+
+main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		console.error('failed:', error);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { childEnv } from '../support/servers';
+
+/**
+ * The MCP conformance suite's own CLI against test/conformance/client.ts (lib/mcp as the node
+ * drives it): the auth suite in one run (its scenarios in parallel), the other scenarios one run
+ * each. A scenario passes when its run ends well, its results exist and none of its checks failed.
+ */
+const SINGLE_SCENARIOS = [
+	'initialize',
+	'tools_call',
+	'sse-retry',
+	'elicitation-sep1034-client-defaults',
+	// Servers of revision 2025-03-26 (the authorization server at the MCP server's origin).
+	'auth/2025-03-26-oauth-metadata-backcompat',
+	'auth/2025-03-26-oauth-endpoint-fallback',
+];
+/** The suite `auth`: every authorization scenario of revision 2025-11-25. */
+const AUTH_SUITE = [
+	'auth/metadata-default',
+	'auth/metadata-var1',
+	'auth/metadata-var2',
+	'auth/metadata-var3',
+	'auth/basic-cimd',
+	'auth/scope-from-www-authenticate',
+	'auth/scope-from-scopes-supported',
+	'auth/scope-omitted-when-undefined',
+	'auth/scope-step-up',
+	'auth/scope-retry-limit',
+	'auth/token-endpoint-auth-basic',
+	'auth/token-endpoint-auth-post',
+	'auth/token-endpoint-auth-none',
+	'auth/pre-registration',
+];
+/** CLI runs at once, each with its servers and client processes: two cores. */
+const AT_ONCE = 3;
+
+const CLI = require.resolve('@modelcontextprotocol/conformance/dist/index.js');
+const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
+const CLIENT = [
+	process.execPath,
+	'--no-experimental-strip-types',
+	'--require',
+	path.join(__dirname, 'register.cjs'),
+	path.join(__dirname, 'client.ts'),
+]
+	.map(quote)
+	.join(' ');
+
+interface Run {
+	exitCode: number;
+	/** The CLI's report (it writes to stderr when not on a terminal). */
+	output: string;
+	ms: number;
+}
+
+let outputDir: string;
+const runs = new Map<string, Run>();
+
+async function runCli(name: string, selection: string[]): Promise<void> {
+	const started = Date.now();
+	const run = await promisify(execFile)(
+		process.execPath,
+		[CLI, 'client', '--command', CLIENT, ...selection, '--timeout', '60000', '-o', outputDir],
+		{ env: childEnv({ HOME: os.tmpdir() }), timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
+	).then(
+		({ stdout, stderr }) => ({ exitCode: 0, output: `${stdout}${stderr}` }),
+		(error: { code?: number; stdout?: string; stderr?: string }) => ({
+			exitCode: error.code ?? -1,
+			output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+		}),
+	);
+	runs.set(name, { ...run, ms: Date.now() - started });
+}
+
+/** The failed checks of a scenario, from the results folder the CLI wrote for it. */
+function failedChecks(scenario: string): string[] {
+	const folder = path.join(outputDir, path.dirname(scenario));
+	const results = readdirSync(folder).filter((entry) =>
+		entry.startsWith(`${path.basename(scenario)}-`),
+	);
+	if (results.length !== 1) return [`expected one results folder, found ${results.length}`];
+	const checks = JSON.parse(
+		readFileSync(path.join(folder, results[0], 'checks.json'), 'utf8'),
+	) as Array<{ id: string; status: string; description?: string }>;
+	return checks
+		.filter((check) => check.status === 'FAILURE')
+		.map((check) => `${check.id}: ${check.description ?? ''}`);
+}
+
+beforeAll(async () => {
+	outputDir = await mkdtemp(path.join(os.tmpdir(), 'mcp-conformance-'));
+	const jobs: Array<[string, string[]]> = [
+		['auth suite', ['--suite', 'auth']],
+		...SINGLE_SCENARIOS.map((scenario): [string, string[]] => [scenario, ['--scenario', scenario]]),
+	];
+	await Promise.all(
+		Array.from({ length: AT_ONCE }, async () => {
+			for (let job = jobs.shift(); job; job = jobs.shift()) await runCli(...job);
+		}),
+	);
+}, 300_000);
+
+afterAll(async () => {
+	await rm(outputDir, { recursive: true, force: true });
+	if (process.env.CONFORMANCE_TIMES) {
+		for (const [name, { ms }] of runs) console.log(`${name}: ${ms} ms`);
+	}
+});
+
+function expectPassed(scenario: string, run: Run): void {
+	expect({ scenario, failed: failedChecks(scenario) }).toEqual({ scenario, failed: [] });
+	if (run.exitCode !== 0) throw new Error(`The suite failed ${scenario}:\n${run.output}`);
+}
+
+describe('the MCP conformance suite, client scenarios', () => {
+	it.each(SINGLE_SCENARIOS)('%s', (scenario) => {
+		const run = runs.get(scenario)!;
+		expectPassed(scenario, run);
+		expect(run.output).toMatch(/OVERALL: PASSED/);
+	});
+
+	it.each(AUTH_SUITE)('%s (auth suite)', (scenario) => {
+		const run = runs.get('auth suite')!;
+		expectPassed(scenario, run);
+		expect(run.output).toContain(`✓ ${scenario}: `);
+	});
+
+	it('runs every authorization scenario the suite has for 2025-11-25', () => {
+		expect(runs.get('auth suite')!.output).toContain(
+			`Running auth suite (${AUTH_SUITE.length} scenarios)`,
+		);
+	});
+});
