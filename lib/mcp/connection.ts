@@ -4,6 +4,11 @@ import {
 	McpError,
 	ToolListChangedNotificationSchema,
 	type CallToolResult,
+	type GetPromptResult,
+	type Prompt as McpPrompt,
+	type ReadResourceResult,
+	type Resource as McpResource,
+	type ResourceTemplate as McpResourceTemplate,
 	type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,7 +16,15 @@ import { connectClient, type ConnectedClient } from './transport';
 import { describeConfig, type McpServerConfig } from './config';
 import type { ElicitationOptions } from './serverRequests';
 
-export type { CallToolResult, McpTool };
+export type {
+	CallToolResult,
+	GetPromptResult,
+	McpPrompt,
+	McpResource,
+	McpResourceTemplate,
+	McpTool,
+	ReadResourceResult,
+};
 
 export interface ServerIdentity {
 	name: string;
@@ -32,7 +45,7 @@ export interface ToolCallOptions {
 const SESSION_END_MS = 2_000;
 
 /** Stops a server that keeps answering with a cursor from paging forever. */
-const MAX_TOOL_PAGES = 100;
+const MAX_PAGES = 100;
 
 /**
  * One live session with one MCP server. Knows when it has died (process exit, closed stream,
@@ -117,6 +130,53 @@ export class McpConnection {
 		);
 	}
 
+	/** Every page of `resources/list`. */
+	listResources(): Promise<McpResource[]> {
+		return this.guard(() =>
+			this.withCapability('resources/list', 'resources', (params) =>
+				this.connected.client
+					.listResources(params)
+					.then((page) => ({ ...page, items: page.resources })),
+			),
+		);
+	}
+
+	/** Every page of `resources/templates/list`. */
+	listResourceTemplates(): Promise<McpResourceTemplate[]> {
+		return this.guard(() =>
+			this.withCapability('resources/templates/list', 'resources', (params) =>
+				this.connected.client
+					.listResourceTemplates(params)
+					.then((page) => ({ ...page, items: page.resourceTemplates })),
+			),
+		);
+	}
+
+	readResource(uri: string): Promise<ReadResourceResult> {
+		return this.guard(() => {
+			this.requireCapability('resources/read', 'resources');
+			return this.connected.client.readResource({ uri });
+		});
+	}
+
+	/** Every page of `prompts/list`. */
+	listPrompts(): Promise<McpPrompt[]> {
+		return this.guard(() =>
+			this.withCapability('prompts/list', 'prompts', (params) =>
+				this.connected.client
+					.listPrompts(params)
+					.then((page) => ({ ...page, items: page.prompts })),
+			),
+		);
+	}
+
+	getPrompt(name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+		return this.guard(() => {
+			this.requireCapability('prompts/get', 'prompts');
+			return this.connected.client.getPrompt({ name, arguments: args });
+		});
+	}
+
 	/** The server's last stderr lines (stdio only): the usual explanation of a crash. */
 	stderrTail(): string {
 		return this.connected.stderr?.read() ?? '';
@@ -133,20 +193,45 @@ export class McpConnection {
 		await this.connected.client.close().catch(() => undefined);
 	}
 
-	private async fetchAllTools(): Promise<McpTool[]> {
-		const tools: McpTool[] = [];
-		let cursor: string | undefined;
-		for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-			const result = await this.connected.client.listTools(
-				cursor === undefined ? undefined : { cursor },
-			);
-			tools.push(...result.tools);
-			cursor = result.nextCursor;
-			if (!cursor) return tools;
-		}
-		throw new Error(
-			`The server kept returning a nextCursor after ${MAX_TOOL_PAGES} pages of tools/list`,
+	private fetchAllTools(): Promise<McpTool[]> {
+		return this.allPages('tools/list', (params) =>
+			this.connected.client.listTools(params).then((page) => ({ ...page, items: page.tools })),
 		);
+	}
+
+	/** Follows nextCursor to the last page; a server that never stops paging is cut off. */
+	private async allPages<T>(
+		method: string,
+		page: (params?: { cursor: string }) => Promise<{ items: T[]; nextCursor?: string }>,
+	): Promise<T[]> {
+		const items: T[] = [];
+		let cursor: string | undefined;
+		for (let count = 0; count < MAX_PAGES; count++) {
+			const result = await page(cursor === undefined ? undefined : { cursor });
+			items.push(...result.items);
+			cursor = result.nextCursor;
+			if (!cursor) return items;
+		}
+		throw new Error(`The server kept returning a nextCursor after ${MAX_PAGES} pages of ${method}`);
+	}
+
+	private withCapability<T>(
+		method: string,
+		capability: 'resources' | 'prompts',
+		page: (params?: { cursor: string }) => Promise<{ items: T[]; nextCursor?: string }>,
+	): Promise<T[]> {
+		this.requireCapability(method, capability);
+		return this.allPages(method, page);
+	}
+
+	/** A clear answer for resources and prompts where the server would only say "Method not found". */
+	private requireCapability(method: string, capability: 'resources' | 'prompts'): void {
+		if (this.connected.client.getServerCapabilities()?.[capability] === undefined) {
+			throw new McpError(
+				ErrorCode.MethodNotFound,
+				`The server offers no ${capability} (it declared no ${capability} capability), so ${method} cannot be used`,
+			);
+		}
 	}
 
 	/** A failure of the transport itself (not a JSON-RPC error the server sent) means this session is gone. */

@@ -4,7 +4,12 @@ export {
 	isTransportFailure,
 	type ToolCallOptions,
 	type CallToolResult,
+	type GetPromptResult,
+	type McpPrompt,
+	type McpResource,
+	type McpResourceTemplate,
 	type McpTool,
+	type ReadResourceResult,
 	type ServerIdentity,
 } from './connection';
 export { ConnectionPool, type PoolOptions } from './pool';
