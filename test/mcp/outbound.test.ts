@@ -1,7 +1,13 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { ConnectionPool, oauthSession, type HttpServerConfig } from '../../lib/mcp';
+import {
+	ConnectionPool,
+	oauthSession,
+	type HttpServerConfig,
+	type OAuthOptions,
+	type OAuthTokens,
+} from '../../lib/mcp';
 import { headlessAuthorize } from '../support/headlessAuthorize';
 import { startOAuthServer, stopOAuthServers, type OAuthServerHandle } from '../support/oauthServer';
 
@@ -76,6 +82,17 @@ function withProxyEnvironment(variables: Record<string, string>, work: () => Pro
 
 const hostOf = (url: string) => new URL(url).host;
 
+/** A server config whose OAuth session authorizes headlessly (or uses the tokens given). */
+function oauthConfig(url: string, session: Partial<OAuthOptions> = {}): HttpServerConfig {
+	return {
+		transport: 'http',
+		url,
+		headers: {},
+		mode: 'streamableHttp',
+		oauth: oauthSession({ id: randomUUID(), authorize: headlessAuthorize, ...session }),
+	};
+}
+
 describe('MCP over HTTP through the proxy of the environment', () => {
 	let server: OAuthServerHandle;
 	beforeAll(async () => {
@@ -85,14 +102,7 @@ describe('MCP over HTTP through the proxy of the environment', () => {
 	it('sends the MCP requests and every OAuth request through HTTP_PROXY', async () => {
 		const proxy = await startRecordingProxy();
 		await withProxyEnvironment({ HTTP_PROXY: proxy.url }, async () => {
-			const config: HttpServerConfig = {
-				transport: 'http',
-				url: server.mcp,
-				headers: {},
-				mode: 'streamableHttp',
-				oauth: oauthSession({ id: randomUUID(), authorize: headlessAuthorize }),
-			};
-			await newPool().use(config, (connection) => connection.listTools());
+			await newPool().use(oauthConfig(server.mcp), (connection) => connection.listTools());
 		});
 		expect(proxy.passed).toEqual(
 			expect.arrayContaining([`CONNECT ${hostOf(server.mcp)}`, `CONNECT ${hostOf(server.issuer)}`]),
@@ -104,14 +114,7 @@ describe('MCP over HTTP through the proxy of the environment', () => {
 		await withProxyEnvironment(
 			{ HTTP_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' },
 			async () => {
-				const config: HttpServerConfig = {
-					transport: 'http',
-					url: server.mcp,
-					headers: {},
-					mode: 'streamableHttp',
-					oauth: oauthSession({ id: randomUUID(), authorize: headlessAuthorize }),
-				};
-				await newPool().use(config, (connection) => connection.listTools());
+				await newPool().use(oauthConfig(server.mcp), (connection) => connection.listTools());
 			},
 		);
 		expect(proxy.passed).toEqual([]);
@@ -156,30 +159,11 @@ describe('redirects to another origin', () => {
 	it('never carry an OAuth token there', async () => {
 		const server = await startOAuthServer();
 		const recorder = await startRecorder();
-		const tokens = await (async () => {
-			let kept: { access_token: string; token_type: string } | undefined;
-			const config: HttpServerConfig = {
-				transport: 'http',
-				url: server.mcp,
-				headers: {},
-				mode: 'streamableHttp',
-				oauth: oauthSession({
-					id: randomUUID(),
-					authorize: headlessAuthorize,
-					onTokens: (tokens) => void (kept = tokens),
-				}),
-			};
-			await newPool().use(config, (connection) => connection.listTools());
-			return kept!;
-		})();
+		let tokens: OAuthTokens | undefined;
+		const granted = oauthConfig(server.mcp, { onTokens: (kept) => void (tokens = kept) });
+		await newPool().use(granted, (connection) => connection.listTools());
 		const redirector = await startRedirector(recorder.url);
-		const config: HttpServerConfig = {
-			transport: 'http',
-			url: `${redirector}/mcp`,
-			headers: {},
-			mode: 'streamableHttp',
-			oauth: oauthSession({ id: randomUUID(), tokens }),
-		};
+		const config = oauthConfig(`${redirector}/mcp`, { tokens, authorize: undefined });
 		await expect(newPool().use(config, (connection) => connection.listTools())).rejects.toThrow(
 			/not followed/,
 		);

@@ -201,29 +201,22 @@ const prompts = Array.from({ length: 3 }, (_, index) => ({
 	arguments: [{ name: 'topic', required: index === 0 }],
 }));
 
+const withoutArguments = (name, description) => ({
+	name,
+	description,
+	inputSchema: { type: 'object' },
+});
 const tools = [
-	{ name: 'whoami', description: "The token's client and scopes", inputSchema: { type: 'object' } },
-	{
-		name: 'client',
-		description: 'What the client declared at initialize',
-		inputSchema: { type: 'object' },
-	},
+	withoutArguments('whoami', "The token's client and scopes"),
+	withoutArguments('client', 'What the client declared at initialize'),
 	{
 		name: 'echo',
 		description: 'Returns its text',
 		inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
 	},
-	{ name: 'write', description: 'Needs the write scope', inputSchema: { type: 'object' } },
-	{
-		name: 'ask',
-		description: 'Asks the user for details (elicitation)',
-		inputSchema: { type: 'object' },
-	},
-	{
-		name: 'sample',
-		description: 'Asks the client for a model answer (sampling)',
-		inputSchema: { type: 'object' },
-	},
+	withoutArguments('write', 'Needs the write scope'),
+	withoutArguments('ask', 'Asks the user for details (elicitation)'),
+	withoutArguments('sample', 'Asks the client for a model answer (sampling)'),
 ];
 
 // Each listing pages by PAGE_SIZE; a cursor is the next offset.
