@@ -1,7 +1,8 @@
 // The MCP client the conformance suite tests: this repository's connection layer as the MCP Client
 // node drives it (a pooled connection, list tools, call each tool), with a headless OAuth
 // authorization where the scenario needs one. The suite passes the server URL as the last argument
-// and the scenario in MCP_CONFORMANCE_SCENARIO (plus MCP_CONFORMANCE_CONTEXT for some).
+// and the scenario in MCP_CONFORMANCE_SCENARIO (plus MCP_CONFORMANCE_CONTEXT for some). Without a
+// URL it only loads, which fills register.cjs's cache.
 import { randomUUID } from 'node:crypto';
 import {
 	ConnectionPool,
@@ -76,6 +77,7 @@ async function main(): Promise<void> {
 	}
 }
 
+if (process.argv.length < 3) process.exit(0);
 main().then(
 	() => process.exit(0),
 	(error: unknown) => {

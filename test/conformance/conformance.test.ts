@@ -95,6 +95,8 @@ function failedChecks(scenario: string): string[] {
 
 beforeAll(async () => {
 	outputDir = await mkdtemp(path.join(os.tmpdir(), 'mcp-conformance-'));
+	// One load first, so the client processes the suite starts find the code transpiled.
+	await promisify(execFile)('sh', ['-c', CLIENT], { env: childEnv(), timeout: 120_000 });
 	const jobs: Array<[string, string[]]> = [
 		['auth suite', ['--suite', 'auth']],
 		...SINGLE_SCENARIOS.map((scenario): [string, string[]] => [scenario, ['--scenario', scenario]]),

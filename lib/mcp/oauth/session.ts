@@ -95,7 +95,8 @@ export class OAuthSession implements OAuthClientProvider {
 		this.options = options;
 		if (options.tokens && !this.held.includes(options.tokens.access_token)) {
 			this.current = options.tokens;
-			this.renewAt = options.expiresAt && options.expiresAt - RENEW_MARGIN_MS;
+			this.renewAt =
+				options.expiresAt === undefined ? undefined : options.expiresAt - RENEW_MARGIN_MS;
 			this.hold(options.tokens.access_token, options.tokens.refresh_token, options.tokens.id_token);
 		}
 		const client = options.client;
