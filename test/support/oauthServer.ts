@@ -33,7 +33,7 @@ export async function startOAuthServer(args: string[] = []): Promise<OAuthServer
 		const lines = createInterface({ input: child.stdout! });
 		const timer = setTimeout(
 			() => reject(new Error(`oauth-server did not start\n${output}`)),
-			15_000,
+			30_000,
 		);
 		lines.once('line', (line) => {
 			clearTimeout(timer);
