@@ -45,8 +45,8 @@ export default tseslint.config(
 		plugins: n8nRules.plugins,
 		rules: {
 			...n8nRules.rules,
-			// The package needs @modelcontextprotocol/sdk (the MCP wire protocol), ajv (schema checks)
-			// and openai (the vendor's official SDK) at run time; n8n's helpers replace none of them.
+			// The package needs @modelcontextprotocol/sdk (the MCP wire protocol) and ajv (schema
+			// checks) at run time; n8n's helpers replace neither.
 			'@n8n/community-nodes/no-runtime-dependencies': 'off',
 			// No public homepage or maintainer address exists before the first publish; both are
 			// added to package.json then, and these two rules turned back on.

@@ -10,6 +10,7 @@ import type { AssistantMessage, Conversation, PendingToolCall, Tool } from '../c
  *   stream.ts   - stream assembly: streamed events folded into the body a non-streamed call returns
  *   finish.ts   - finish reason: the vendor's stop reason to our neutral Finish
  *   http.ts     - where and how to call: URL, auth headers, stream framing, error text, model list
+ *   wire.ts     - the vendor's wire types, only the parts the dialect writes and reads
  *   index.ts    - the Dialect object that bundles them
  * No part imports n8n or does I/O: dialects are plain functions over plain JSON (lib/model does the HTTP).
  */

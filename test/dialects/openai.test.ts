@@ -1,12 +1,17 @@
-import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { Conversation } from '../../lib/conversation/types';
 import { createOpenAIDialect, openaiDialect } from '../../lib/dialects/openai';
 import { openaiToolNames } from '../../lib/dialects/openai/names';
+import type {
+	OpenAIChoice,
+	OpenAIChunk,
+	OpenAICompletion,
+	OpenAIResponseMessage,
+} from '../../lib/dialects/openai/wire';
 import type { ModelSettings } from '../../lib/dialects/types';
 import { echoWithoutSchema, loose, weatherWithUnit } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand in the shape of openai 7.59's type definitions
-// (ChatCompletion, ChatCompletionChunk) and the notes in the wire-format reference; none is a capture.
+// (OpenAICompletion, OpenAIChunk) and the notes in the wire-format reference; none is a capture.
 
 const [weather, echo] = [weatherWithUnit, echoWithoutSchema];
 
@@ -230,9 +235,9 @@ describe('buildRequest', () => {
 });
 
 function completion(
-	message: Partial<ChatCompletion.Choice['message']>,
-	extra: Partial<ChatCompletion.Choice> = {},
-): ChatCompletion {
+	message: Partial<OpenAIResponseMessage>,
+	extra: Partial<OpenAIChoice> = {},
+): OpenAICompletion {
 	return {
 		id: 'chatcmpl-1',
 		object: 'chat.completion',
@@ -274,7 +279,7 @@ describe('parseResponse', () => {
 						function: { name: 'weather_get', arguments: '{"city":"Oslo"}' },
 					},
 					{ id: '', type: 'function', function: { name: 'echo', arguments: '' } },
-					{ type: 'function', function: { name: 'nope', arguments: '{"a":1,}' } } as never,
+					{ type: 'function', function: { name: 'nope', arguments: '{"a":1,}' } },
 					{ id: 'call_x', type: 'function', function: { name: 'echo', arguments: '[1]' } },
 				],
 			},
@@ -331,7 +336,7 @@ describe('parseResponse', () => {
 				{
 					id: 'c',
 					type: 'function',
-					function: { name: 'echo', arguments: { text: 'hi' } as never },
+					function: { name: 'echo', arguments: { text: 'hi' } },
 				},
 			],
 		});
@@ -343,7 +348,7 @@ describe('parseResponse', () => {
 
 	it('reads missing arguments as no arguments', () => {
 		const body = completion({
-			tool_calls: [{ id: 'c', type: 'function', function: { name: 'echo' } as never }],
+			tool_calls: [{ id: 'c', type: 'function', function: { name: 'echo' } }],
 		});
 		expect(openaiDialect.parseResponse(body, names).toolCalls).toEqual([
 			{ id: 'c', name: 'echo', arguments: {}, rawArguments: '' },
@@ -360,7 +365,7 @@ describe('parseResponse', () => {
 
 	it('ignores custom tool calls, which are never offered', () => {
 		const body = completion({
-			tool_calls: [{ id: 'c', type: 'custom', custom: { name: 'x', input: 'y' } }],
+			tool_calls: [{ id: 'c', type: 'custom', custom: { name: 'x', input: 'y' } } as never],
 		});
 		expect(openaiDialect.parseResponse(body, names)).toMatchObject({
 			message: { role: 'assistant', content: null },
@@ -378,7 +383,7 @@ describe('parseResponse', () => {
 
 	it('leaves out usage when the body has none and reports a missing finish reason as null', () => {
 		const body = {
-			...completion({ content: 'x' }, { finish_reason: undefined as never }),
+			...completion({ content: 'x' }, { finish_reason: undefined }),
 			usage: undefined,
 		};
 		expect(openaiDialect.parseResponse(body, names)).toEqual({
@@ -422,13 +427,13 @@ describe('parseResponse', () => {
 			'The model API returned an error: not a JSON object: "Bad Gateway"',
 		],
 	])('throws a clear error for %s', (_label, body, message) => {
-		expect(() => openaiDialect.parseResponse(body as ChatCompletion, names)).toThrow(
+		expect(() => openaiDialect.parseResponse(body as OpenAICompletion, names)).toThrow(
 			new Error(message),
 		);
 	});
 });
 
-function chunk(choices: unknown[], extra: Record<string, unknown> = {}): ChatCompletionChunk {
+function chunk(choices: unknown[], extra: Record<string, unknown> = {}): OpenAIChunk {
 	return {
 		id: 'chatcmpl-1',
 		object: 'chat.completion.chunk',
@@ -436,10 +441,10 @@ function chunk(choices: unknown[], extra: Record<string, unknown> = {}): ChatCom
 		model: 'gpt-test',
 		choices,
 		...extra,
-	} as ChatCompletionChunk;
+	} as OpenAIChunk;
 }
 
-function assemble(chunks: ChatCompletionChunk[]): ChatCompletion {
+function assemble(chunks: OpenAIChunk[]): OpenAICompletion {
 	const assembler = openaiDialect.createStreamAssembler();
 	for (const c of chunks) assembler.push(c);
 	return assembler.result();
@@ -662,7 +667,7 @@ describe('createStreamAssembler', () => {
 				},
 			]),
 		]);
-		expect(body.choices[0].message.tool_calls).toEqual([
+		expect(body.choices?.[0].message?.tool_calls).toEqual([
 			{ id: 'a', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } },
 			{ id: 'b', type: 'function', function: { name: 'weather_get', arguments: '{}' } },
 		]);
@@ -675,13 +680,13 @@ describe('createStreamAssembler', () => {
 				{ index: 1, delta: { content: 'B' }, finish_reason: null },
 			]),
 		]);
-		expect(body.choices[0].message.content).toBe('A');
+		expect(body.choices?.[0].message?.content).toBe('A');
 	});
 
 	it('carries a streamed error to the parser', () => {
 		const body = assemble([
 			chunk([{ index: 0, delta: { content: 'Hel' }, finish_reason: null }]),
-			{ error: { message: 'upstream overloaded' } } as unknown as ChatCompletionChunk,
+			{ error: { message: 'upstream overloaded' } },
 		]);
 		expect(() => openaiDialect.parseResponse(body, names)).toThrow(
 			'The model API returned an error: upstream overloaded',

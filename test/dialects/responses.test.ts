@@ -1,15 +1,12 @@
-import type {
-	Response as ResponsesBody,
-	ResponseStreamEvent,
-} from 'openai/resources/responses/responses';
 import type { AssistantMessage, Conversation } from '../../lib/conversation/types';
 import { createResponsesDialect, responsesDialect } from '../../lib/dialects/responses';
 import { responsesToolNames } from '../../lib/dialects/responses/names';
 import type { EndpointConfig, ModelSettings } from '../../lib/dialects/types';
+import type { ResponsesResponse, ResponsesStreamEvent } from '../../lib/dialects/responses/wire';
 import { echoWithoutSchema, loose, weatherWithUnit } from '../support/dialectTools';
 
 // The vendor bodies below are written by hand in the shape of openai 7.59's Responses types
-// (Response, ResponseStreamEvent, ResponseInputItem) unless a comment names the capture they follow.
+// (Response, ResponsesStreamEvent, ResponseInputItem) unless a comment names the capture they follow.
 
 const [weather, echo] = [weatherWithUnit, echoWithoutSchema];
 
@@ -37,7 +34,7 @@ function request(
 	return responsesDialect.buildRequest({ messages, tools }, { ...settings, ...overrides });
 }
 
-function response(output: unknown[], extra: Record<string, unknown> = {}): ResponsesBody {
+function response(output: unknown[], extra: Record<string, unknown> = {}): ResponsesResponse {
 	return {
 		id: 'resp_1',
 		object: 'response',
@@ -49,7 +46,7 @@ function response(output: unknown[], extra: Record<string, unknown> = {}): Respo
 		output,
 		usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
 		...extra,
-	} as unknown as ResponsesBody;
+	};
 }
 
 const message = (...content: unknown[]) => ({
@@ -443,17 +440,17 @@ describe('parseResponse', () => {
 			'The model API returned an error: not a JSON object: "Bad Gateway"',
 		],
 	])('throws a clear error for %s', (_label, body, text) => {
-		expect(() => responsesDialect.parseResponse(body as ResponsesBody, names)).toThrow(
+		expect(() => responsesDialect.parseResponse(body as ResponsesResponse, names)).toThrow(
 			new Error(text),
 		);
 	});
 });
 
-function event(type: string, fields: Record<string, unknown> = {}): ResponseStreamEvent {
-	return { type, ...fields } as unknown as ResponseStreamEvent;
+function event(type: string, fields: Record<string, unknown> = {}): ResponsesStreamEvent {
+	return { type, ...fields };
 }
 
-function assemble(events: ResponseStreamEvent[]) {
+function assemble(events: ResponsesStreamEvent[]) {
 	const assembler = responsesDialect.createStreamAssembler();
 	for (const e of events) assembler.push(e);
 	return assembler;

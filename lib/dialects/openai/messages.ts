@@ -1,17 +1,17 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Message } from '../../conversation/types';
 import type { ToolNameMap } from '../types';
 import { historyArguments } from '../calls';
+import type { OpenAIMessage } from './wire';
 
 /** Our messages as Chat Completions messages: our own keys stripped, tool names mapped to vendor names. */
 export function toOpenAIMessages(
 	messages: readonly Message[],
 	names: ToolNameMap,
-): ChatCompletionMessageParam[] {
+): OpenAIMessage[] {
 	return messages.map((message) => toOpenAIMessage(message, names));
 }
 
-function toOpenAIMessage(message: Message, names: ToolNameMap): ChatCompletionMessageParam {
+function toOpenAIMessage(message: Message, names: ToolNameMap): OpenAIMessage {
 	if (message.role === 'tool') {
 		// isError needs no marker: the text already says the call failed.
 		return { role: 'tool', tool_call_id: message.tool_call_id, content: message.content };

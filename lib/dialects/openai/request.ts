@@ -1,13 +1,10 @@
-import type {
-	ChatCompletionCreateParamsBase,
-	ChatCompletionToolChoiceOption,
-} from 'openai/resources/chat/completions';
 import type { Conversation } from '../../conversation/types';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toOpenAIMessages } from './messages';
 import { openaiToolNames } from './names';
 import { toOpenAITools } from './tools';
+import type { OpenAIRequest, OpenAIToolChoice } from './wire';
 
 export interface OpenAIRequestOptions {
 	/**
@@ -22,11 +19,11 @@ export function buildOpenAIRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
 	settings: ModelSettings,
 	options: OpenAIRequestOptions = {},
-): VendorRequest<ChatCompletionCreateParamsBase> {
+): VendorRequest<OpenAIRequest> {
 	const { messages, tools } = conversation;
 	const names = openaiToolNames(historyToolNames(conversation));
 	const vendorTools = toOpenAITools(tools, names, settings.strict);
-	const body: ChatCompletionCreateParamsBase = {
+	const body: OpenAIRequest = {
 		model: settings.model,
 		messages: toOpenAIMessages(messages, names),
 		stream: settings.stream,
@@ -44,10 +41,7 @@ export function buildOpenAIRequest(
 	return { body, names, notStrict: vendorTools.notStrict };
 }
 
-function toOpenAIToolChoice(
-	choice: ToolChoice,
-	names: ToolNameMap,
-): ChatCompletionToolChoiceOption {
+function toOpenAIToolChoice(choice: ToolChoice, names: ToolNameMap): OpenAIToolChoice {
 	if (typeof choice === 'string') return choice;
 	return { type: 'function', function: { name: names.toVendor(choice.name) } };
 }

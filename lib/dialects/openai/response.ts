@@ -1,15 +1,15 @@
-import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { collectToolCalls, textBesideCalls } from '../calls';
 import { excerpt, isRecord, rejectErrorBody } from '../json';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { openaiFinish } from './finish';
 import { openaiErrorMessage } from './http';
+import type { OpenAICompletion } from './wire';
 
 /**
  * A Chat Completions body to a ModelTurn. The body is read as untrusted JSON: compatible servers
  * leave out ids, send arguments as objects, or answer with an error body and status 200.
  */
-export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): ModelTurn {
+export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(body, openaiErrorMessage);
 	const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
 	if (!choice?.message)
@@ -22,8 +22,8 @@ export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): M
 	const { assistantCalls, toolCalls } = collectToolCalls(
 		functionCalls.map((call) => ({
 			id: call.id,
-			name: (call as { function?: { name?: unknown } }).function?.name,
-			arguments: (call as { function?: { arguments?: unknown } }).function?.arguments,
+			name: call.function?.name,
+			arguments: call.function?.arguments,
 		})),
 		names,
 	);
@@ -42,6 +42,6 @@ export function parseOpenAIResponse(body: ChatCompletion, names: ToolNameMap): M
 		toolCalls,
 		finish: openaiFinish(finishReason, toolCalls.length > 0),
 		finishReason,
-		...(isRecord(body.usage) && { usage: body.usage as unknown as Record<string, unknown> }),
+		...(isRecord(body.usage) && { usage: body.usage }),
 	};
 }

@@ -1,5 +1,10 @@
-import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { StreamAssembler } from '../types';
+import type {
+	OpenAIChunk,
+	OpenAICompletion,
+	OpenAIResponseMessage,
+	OpenAIToolCallDelta,
+} from './wire';
 
 interface CallParts {
 	id?: string;
@@ -13,21 +18,18 @@ interface CallParts {
  * returns, so both paths go through parseOpenAIResponse. Only choice 0 is kept (we never ask for
  * more); keys we do not know are ignored.
  */
-export function createOpenAIStreamAssembler(): StreamAssembler<
-	ChatCompletionChunk,
-	ChatCompletion
-> {
-	let head: Pick<ChatCompletion, 'id' | 'created' | 'model'> | undefined;
+export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, OpenAICompletion> {
+	let head: Pick<OpenAICompletion, 'id' | 'created' | 'model'> | undefined;
 	let content: string | null = null;
 	let refusal: string | null = null;
 	let finishReason: string | null = null;
-	let usage: ChatCompletion['usage'];
+	let usage: OpenAICompletion['usage'];
 	let error: unknown;
 	let sawChoice = false;
 	const calls = new Map<number, CallParts>();
 	let lastIndex = -1;
 
-	function addCall(fragment: ChatCompletionChunk.Choice.Delta.ToolCall): void {
+	function addCall(fragment: OpenAIToolCallDelta): void {
 		// Servers that leave out `index` send one call at a time: a new id starts the next call.
 		let index = fragment.index;
 		if (typeof index !== 'number') {
@@ -52,8 +54,7 @@ export function createOpenAIStreamAssembler(): StreamAssembler<
 
 	return {
 		push(chunk) {
-			const raw = chunk as unknown as Record<string, unknown>;
-			if (raw.error !== undefined) error = raw.error;
+			if (chunk.error !== undefined) error = chunk.error;
 			head ??=
 				chunk.id !== undefined
 					? { id: chunk.id, created: chunk.created, model: chunk.model }
@@ -76,29 +77,24 @@ export function createOpenAIStreamAssembler(): StreamAssembler<
 				.sort(([a], [b]) => a - b)
 				.map(([, call]) => ({
 					id: call.id ?? '',
-					type: (call.type ?? 'function') as 'function',
+					type: call.type ?? 'function',
 					function: { name: call.name, arguments: call.arguments },
 				}));
-			const message: ChatCompletion.Choice['message'] = {
+			const message: OpenAIResponseMessage = {
 				role: 'assistant',
 				content,
 				refusal,
 				...(toolCalls.length > 0 && { tool_calls: toolCalls }),
 			};
-			const choice = {
-				index: 0,
-				message,
-				// A stream cut short has no finish reason; the parser reports null as it is.
-				finish_reason: finishReason as ChatCompletion.Choice['finish_reason'],
-				logprobs: null,
-			};
+			// A stream cut short has no finish reason; the parser reports null as it is.
+			const choice = { index: 0, message, finish_reason: finishReason, logprobs: null };
 			return {
 				...(head ?? { id: '', created: 0, model: '' }),
 				object: 'chat.completion',
 				choices: sawChoice ? [choice] : [],
 				...(usage && { usage }),
 				...(error !== undefined && { error }),
-			} as ChatCompletion;
+			};
 		},
 	};
 }

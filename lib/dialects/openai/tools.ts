@@ -1,22 +1,22 @@
-import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
 import type { Tool } from '../../conversation/types';
 import { toStrictSchema } from '../../schema/strict';
 import type { ToolNameMap, VendorTools } from '../types';
+import type { OpenAIFunction, OpenAITool } from './wire';
 
 /** Our tools as Chat Completions function tools; with `strict`, each schema converted where it can be. */
 export function toOpenAITools(
 	tools: readonly Tool[],
 	names: ToolNameMap,
 	strict = false,
-): VendorTools<ChatCompletionFunctionTool> {
+): VendorTools<OpenAITool> {
 	const notStrict: VendorTools<unknown>['notStrict'] = [];
-	const converted = tools.map((tool): ChatCompletionFunctionTool => {
+	const converted = tools.map((tool): OpenAITool => {
 		// A tool without a schema takes no arguments; some servers refuse a function without parameters.
 		const schema = isEmpty(tool.inputSchema)
 			? { type: 'object', properties: {} }
 			: tool.inputSchema;
 		const description = tool.description ?? tool.title;
-		const definition: ChatCompletionFunctionTool['function'] = {
+		const definition: OpenAIFunction = {
 			name: names.toVendor(tool.name),
 			...(description !== undefined && { description }),
 			parameters: schema,

@@ -1,20 +1,12 @@
-import type {
-	Response as ResponsesBody,
-	ResponseCreateParamsBase,
-	ResponseStreamEvent,
-} from 'openai/resources/responses/responses';
 import type { Dialect } from '../types';
 import { responsesHttp } from './http';
 import { buildResponsesRequest, type ResponsesRequestOptions } from './request';
 import { parseResponsesResponse } from './response';
 import { createResponsesStreamAssembler } from './stream';
+import type { ResponsesRequest, ResponsesResponse, ResponsesStreamEvent } from './wire';
 
 /** OpenAI's Responses API, used statelessly (store:false): each request carries the whole conversation. */
-export type ResponsesDialect = Dialect<
-	ResponseCreateParamsBase,
-	ResponsesBody,
-	ResponseStreamEvent
->;
+export type ResponsesDialect = Dialect<ResponsesRequest, ResponsesResponse, ResponsesStreamEvent>;
 
 export function createResponsesDialect(options: ResponsesRequestOptions = {}): ResponsesDialect {
 	return {

@@ -1,13 +1,13 @@
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import type { AssistantMessage, Message } from '../../conversation/types';
 import { canonicalJson } from '../../json/canonical';
 import type { ToolNameMap } from '../types';
 import { readOutput } from './response';
 import { historyArguments } from '../calls';
+import type { ResponsesInputItem } from './wire';
 
 export interface ResponsesInput {
 	instructions?: string;
-	input: ResponseInputItem[];
+	input: ResponsesInputItem[];
 }
 
 /**
@@ -26,7 +26,7 @@ export function toResponsesInput(messages: readonly Message[], names: ToolNameMa
 	};
 }
 
-function toInputItems(message: Message, names: ToolNameMap): ResponseInputItem[] {
+function toInputItems(message: Message, names: ToolNameMap): ResponsesInputItem[] {
 	switch (message.role) {
 		case 'system':
 			return [];
@@ -50,22 +50,22 @@ function toInputItems(message: Message, names: ToolNameMap): ResponseInputItem[]
 function echoedTurn(
 	message: AssistantMessage,
 	names: ToolNameMap,
-): ResponseInputItem[] | undefined {
+): ResponsesInputItem[] | undefined {
 	const turn = message.vendorTurn;
 	if (turn?.dialect !== 'openaiResponses' || !Array.isArray(turn.content)) return undefined;
 	const reading = readOutput(turn.content, names);
 	const agrees =
 		reading.content === message.content &&
 		canonicalJson(reading.assistantCalls) === canonicalJson(message.tool_calls ?? []);
-	return agrees ? (turn.content as ResponseInputItem[]) : undefined;
+	return agrees ? (turn.content as ResponsesInputItem[]) : undefined;
 }
 
 /** The neutral turn as input items; calls carry no item id (fc_…), which the neutral form does not hold. */
-function rebuiltTurn(message: AssistantMessage, names: ToolNameMap): ResponseInputItem[] {
-	const text: ResponseInputItem[] = message.content
+function rebuiltTurn(message: AssistantMessage, names: ToolNameMap): ResponsesInputItem[] {
+	const text: ResponsesInputItem[] = message.content
 		? [{ role: 'assistant', content: message.content }]
 		: [];
-	const calls = (message.tool_calls ?? []).map((call): ResponseInputItem => ({
+	const calls = (message.tool_calls ?? []).map((call): ResponsesInputItem => ({
 		type: 'function_call',
 		call_id: call.id,
 		name: names.toVendor(call.function.name),

@@ -1,14 +1,10 @@
-import type {
-	ResponseCreateParamsBase,
-	ToolChoiceFunction,
-	ToolChoiceOptions,
-} from 'openai/resources/responses/responses';
 import type { Conversation } from '../../conversation/types';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toResponsesInput } from './messages';
 import { responsesToolNames } from './names';
 import { toResponsesTools } from './tools';
+import type { ResponsesRequest, ResponsesToolChoice } from './wire';
 
 export interface ResponsesRequestOptions {
 	/**
@@ -23,12 +19,12 @@ export function buildResponsesRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
 	settings: ModelSettings,
 	options: ResponsesRequestOptions = {},
-): VendorRequest<ResponseCreateParamsBase> {
+): VendorRequest<ResponsesRequest> {
 	const { messages, tools } = conversation;
 	const names = responsesToolNames(historyToolNames(conversation));
 	const vendorTools = toResponsesTools(tools, names, settings.strict);
 	const { instructions, input } = toResponsesInput(messages, names);
-	const body: ResponseCreateParamsBase = {
+	const body: ResponsesRequest = {
 		model: settings.model,
 		...(instructions !== undefined && { instructions }),
 		input,
@@ -49,10 +45,7 @@ export function buildResponsesRequest(
 	return { body, names, notStrict: vendorTools.notStrict };
 }
 
-function toResponsesToolChoice(
-	choice: ToolChoice,
-	names: ToolNameMap,
-): ToolChoiceOptions | ToolChoiceFunction {
+function toResponsesToolChoice(choice: ToolChoice, names: ToolNameMap): ResponsesToolChoice {
 	if (typeof choice === 'string') return choice;
 	return { type: 'function', name: names.toVendor(choice.name) };
 }

@@ -1,10 +1,10 @@
-import type { Response as ResponsesBody } from 'openai/resources/responses/responses';
 import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conversation/types';
 import { collectToolCalls, textBesideCalls } from '../calls';
 import { excerpt, isRecord, rejectErrorBody } from '../json';
 import { openaiErrorMessage } from '../openai/http';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { responsesFinish } from './finish';
+import type { ResponsesResponse } from './wire';
 
 export interface OutputReading {
 	content: string | null;
@@ -16,7 +16,7 @@ export interface OutputReading {
  * A Responses body to a ModelTurn. The body is read as untrusted JSON: compatible servers leave out
  * ids and statuses, send arguments as objects, or answer with an error body and status 200.
  */
-export function parseResponsesResponse(body: ResponsesBody, names: ToolNameMap): ModelTurn {
+export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(
 		body,
 		(errorBody) => openaiErrorMessage(errorBody) ?? failedWithoutError(errorBody),
@@ -39,7 +39,7 @@ export function parseResponsesResponse(body: ResponsesBody, names: ToolNameMap):
 		finish: responsesFinish(status, reason, toolCalls.length > 0),
 		// The most precise word the vendor gave: why it stopped early, else the status.
 		finishReason: status === 'incomplete' && reason ? reason : status,
-		...(isRecord(body.usage) && { usage: body.usage as unknown as Record<string, unknown> }),
+		...(isRecord(body.usage) && { usage: body.usage }),
 	};
 }
 

@@ -1,9 +1,6 @@
-import type {
-	Response as ResponsesBody,
-	ResponseStreamEvent,
-} from 'openai/resources/responses/responses';
 import { isRecord } from '../json';
 import type { StreamAssembler } from '../types';
+import type { ResponsesResponse, ResponsesStreamEvent } from './wire';
 
 type Json = Record<string, unknown>;
 
@@ -23,8 +20,8 @@ const END_EVENTS = new Set([
  * incomplete_details. Events we do not use (reasoning summary deltas: the done item holds them) are ignored.
  */
 export function createResponsesStreamAssembler(): StreamAssembler<
-	ResponseStreamEvent,
-	ResponsesBody
+	ResponsesStreamEvent,
+	ResponsesResponse
 > {
 	let response: Json | undefined;
 	const output: Json[] = [];
@@ -69,8 +66,7 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 	}
 
 	return {
-		push(chunk) {
-			const event = chunk as unknown as Json;
+		push(event) {
 			if (isRecord(event.response)) response = event.response;
 			if (END_EVENTS.has(String(event.type))) ended = true;
 			switch (event.type) {
@@ -120,7 +116,7 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 				// Servers that send only the lifecycle events still give the output in the last one.
 				...(items.length > 0 && { output: items }),
 				...(error !== undefined && { error }),
-			} as unknown as ResponsesBody;
+			};
 		},
 	};
 }

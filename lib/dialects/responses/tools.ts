@@ -1,7 +1,7 @@
-import type { FunctionTool } from 'openai/resources/responses/responses';
 import type { Tool } from '../../conversation/types';
 import { toOpenAITools } from '../openai/tools';
 import type { ToolNameMap, VendorTools } from '../types';
+import type { ResponsesFunctionTool } from './wire';
 
 /**
  * Our tools as Responses function tools: the Chat Completions definitions (same schema, same strict
@@ -12,9 +12,9 @@ export function toResponsesTools(
 	tools: readonly Tool[],
 	names: ToolNameMap,
 	strict = false,
-): VendorTools<FunctionTool> {
+): VendorTools<ResponsesFunctionTool> {
 	const chat = toOpenAITools(tools, names, strict);
-	const flat = chat.tools.map(({ function: definition }): FunctionTool => ({
+	const flat = chat.tools.map(({ function: definition }): ResponsesFunctionTool => ({
 		type: 'function',
 		name: definition.name,
 		...(definition.description !== undefined && { description: definition.description }),
