@@ -1,3 +1,5 @@
+import { isRecord } from '../json/value';
+
 /**
  * The one guard every vendor's tool-call arguments pass through. A failure is text the model can
  * act on (it is put into a tool message), so it says what is wrong without echoing big inputs.
@@ -25,9 +27,7 @@ export function parseToolArguments(raw: unknown): ParsedArguments {
 }
 
 function asObject(value: unknown): ParsedArguments {
-	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-		return { ok: true, value: value as Record<string, unknown> };
-	}
+	if (isRecord(value)) return { ok: true, value };
 	const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 	if (typeof value === 'string' && holdsObject(value)) {
 		const error =
@@ -39,8 +39,7 @@ function asObject(value: unknown): ParsedArguments {
 
 function holdsObject(text: string): boolean {
 	try {
-		const inner: unknown = JSON.parse(text);
-		return typeof inner === 'object' && inner !== null && !Array.isArray(inner);
+		return isRecord(JSON.parse(text));
 	} catch {
 		return false;
 	}

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
+import { isRecord } from './value';
 
 /** JSON with object keys sorted at every depth: equal values give equal strings. */
 export function canonicalJson(value: unknown): string {
 	return JSON.stringify(value, (_key, inner: unknown) => {
-		if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) return inner;
+		if (!isRecord(inner)) return inner;
 		const sorted: Record<string, unknown> = {};
-		for (const key of Object.keys(inner).sort())
-			sorted[key] = (inner as Record<string, unknown>)[key];
+		for (const key of Object.keys(inner).sort()) sorted[key] = inner[key];
 		return sorted;
 	});
 }

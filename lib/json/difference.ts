@@ -1,4 +1,5 @@
 import { canonicalJson } from './canonical';
+import { isRecord } from './value';
 
 export interface Difference {
 	/** Where the values first differ, as a dotted path (`messages.3.content`); '' for the whole value. */
@@ -11,7 +12,7 @@ export interface Difference {
 export function firstDifference(left: unknown, right: unknown, path = ''): Difference | undefined {
 	if (canonicalJson(left) === canonicalJson(right)) return undefined;
 	const bothArrays = Array.isArray(left) && Array.isArray(right);
-	const bothObjects = isObject(left) && isObject(right);
+	const bothObjects = isRecord(left) && isRecord(right);
 	if (!bothArrays && !bothObjects) return { path, left, right };
 	const l = left as Record<string, unknown>;
 	const r = right as Record<string, unknown>;
@@ -26,8 +27,4 @@ export function firstDifference(left: unknown, right: unknown, path = ''): Diffe
 		if (found) return found;
 	}
 	return { path, left, right };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
 import type { Dialect, EndpointConfig } from '../dialects/types';
-import { excerpt } from '../dialects/json';
+import { excerpt } from '../json/value';
 import { redact } from '../json/redact';
 import { ModelApiError } from './errors';
 import { streamedEvents } from './events';
@@ -84,7 +84,7 @@ export async function callModel<TRequest, TResponse, TChunk>(
 		// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
 		if (!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')) {
 			const body = parseBody(await readText(response.body));
-			rejectErrorBody(body, response.status, dialect, secrets);
+			throwIfErrorBody(body, response.status, dialect, secrets);
 			if (typeof body !== 'object' || body === null) {
 				throw new ModelApiError(
 					`The model API answered with something that is not JSON: ${excerpt(redact(body, secrets))}`,
@@ -105,7 +105,7 @@ export async function callModel<TRequest, TResponse, TChunk>(
 			for await (const data of streamedEvents(response.body, http.streamFraming)) {
 				timer.restart();
 				const event = parseBody(data);
-				rejectErrorBody(event, response.status, dialect, secrets);
+				throwIfErrorBody(event, response.status, dialect, secrets);
 				assembler.push(event as TChunk);
 				chunks++;
 			}
@@ -136,7 +136,7 @@ export async function listModels(
 	const { response, timer } = await send(request, dialect, endpoint, options);
 	try {
 		const body = parseBody(await readText(response.body));
-		rejectErrorBody(body, response.status, dialect, endpointSecrets(endpoint));
+		throwIfErrorBody(body, response.status, dialect, endpointSecrets(endpoint));
 		return [...new Set(dialect.http.parseModels(body))].sort();
 	} catch (error) {
 		throw timer.cause() ?? error;
@@ -188,7 +188,13 @@ async function send(
 	}
 }
 
-function rejectErrorBody(body: unknown, status: number, dialect: Dialect, secrets: string[]): void {
+/** An error body is an HTTP failure even under a 2xx status: compatible servers and started streams send them so. */
+function throwIfErrorBody(
+	body: unknown,
+	status: number,
+	dialect: Dialect,
+	secrets: string[],
+): void {
 	if (dialect.http.errorMessage(body) !== undefined)
 		throw httpError(body, status, dialect, secrets);
 }

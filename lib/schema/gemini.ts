@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../conversation/types';
+import { isRecord, jsonType } from '../json/value';
 import { resolvePointer } from './pointer';
 
 /**
@@ -259,13 +260,6 @@ function isNullSchema(branch: unknown): boolean {
 	return branch.type !== undefined && types.every((type) => type === 'null');
 }
 
-function jsonType(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'array';
-	if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-	return typeof value;
-}
-
 /**
  * The rules a Schema sent as Gemini's `parameters` must obey, one message per breach (none: it obeys).
  * Exported so that tests can hold every converted schema to them.
@@ -342,8 +336,4 @@ function isCount(value: unknown): value is number {
 
 function isFiniteNumber(value: unknown): value is number {
 	return typeof value === 'number' && Number.isFinite(value);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../conversation/types';
+import { isRecord, jsonType } from '../json/value';
 import { resolvePointer } from './pointer';
 
 /**
@@ -256,19 +257,8 @@ function inferType(node: Record<string, unknown>): JsonSchema['type'] {
 	return undefined;
 }
 
-function jsonType(value: unknown): string {
-	if (value === null) return 'null';
-	if (Array.isArray(value)) return 'array';
-	if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
-	return typeof value;
-}
-
 function hasType(schema: JsonSchema, type: string): boolean {
 	return schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Like Object.fromEntries over mapped values; safe for keys such as "__proto__". */

@@ -1,6 +1,6 @@
 import { describeType } from '../conversation/read';
 import type { TraceEntry } from '../conversation/types';
-import { excerpt, isRecord } from '../dialects/json';
+import { excerpt, isRecord } from '../json/value';
 import { JsonLinesError, parseJsonLines } from './jsonl';
 
 /** A trace entry with the keys of docs/trace.md that comparing and exporting read. */

@@ -1,5 +1,5 @@
 import type { TraceEntry } from '../conversation/types';
-import { excerpt } from '../dialects/json';
+import { excerpt } from '../json/value';
 import { firstDifference } from '../json/difference';
 import type { CallToolResult, McpTool } from '../mcp/connection';
 import type { TraceStep } from './entries';

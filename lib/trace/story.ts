@@ -1,4 +1,4 @@
-import { excerpt, isRecord } from '../dialects/json';
+import { excerpt, isRecord } from '../json/value';
 import { DIALECTS } from '../dialects/registry';
 import type { Dialect, ModelTurn, ToolNameMap } from '../dialects/types';
 import { canonicalJson, fingerprint } from '../json/canonical';

@@ -1,4 +1,5 @@
-import { commonErrorMessage, isRecord } from '../json';
+import { isRecord } from '../../json/value';
+import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
 
 /** Without /v1: the paths below carry it, as Anthropic's own SDKs do. */

@@ -1,6 +1,6 @@
 import { parseToolArguments } from '../../conversation/arguments';
 import type { AssistantMessage, Message, ToolMessage } from '../../conversation/types';
-import { isRecord } from '../json';
+import { isRecord } from '../../json/value';
 import type { ToolNameMap } from '../types';
 import { anthropicToolUseIds } from './names';
 import type {

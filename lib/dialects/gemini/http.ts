@@ -1,4 +1,5 @@
-import { commonErrorMessage, isRecord } from '../json';
+import { isRecord } from '../../json/value';
+import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';

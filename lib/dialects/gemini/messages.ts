@@ -1,6 +1,6 @@
 import type { AssistantMessage, Message, ToolMessage } from '../../conversation/types';
 import { argumentsObject } from '../calls';
-import { isRecord } from '../json';
+import { isRecord } from '../../json/value';
 import type { ToolNameMap } from '../types';
 import { functionCallsOf } from './response';
 import type { GeminiContent, GeminiPart } from './wire';

@@ -1,5 +1,6 @@
 import { collectToolCalls } from '../calls';
-import { excerpt, isRecord, rejectErrorBody } from '../json';
+import { excerpt, isRecord } from '../../json/value';
+import { rejectErrorBody } from '../errors';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { geminiFinish } from './finish';
 import { geminiErrorMessage } from './http';

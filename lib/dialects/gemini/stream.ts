@@ -1,4 +1,4 @@
-import { isRecord } from '../json';
+import { isRecord } from '../../json/value';
 import type { StreamAssembler } from '../types';
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from './wire';
 

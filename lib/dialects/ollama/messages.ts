@@ -1,6 +1,6 @@
 import type { AssistantMessage, Message } from '../../conversation/types';
 import { argumentsObject } from '../calls';
-import { isRecord } from '../json';
+import { isRecord } from '../../json/value';
 import type { ToolNameMap } from '../types';
 import type { OllamaMessage, OllamaToolCall } from './wire';
 

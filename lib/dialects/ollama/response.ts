@@ -1,5 +1,6 @@
 import { collectToolCalls, textBesideCalls } from '../calls';
-import { commonErrorMessage, excerpt, isRecord, rejectErrorBody } from '../json';
+import { excerpt, isRecord } from '../../json/value';
+import { commonErrorMessage, rejectErrorBody } from '../errors';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { ollamaFinish } from './finish';
 import type { OllamaChatResponse } from './wire';

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../conversation/types';
-import { isRecord } from '../json';
+import { isRecord } from '../../json/value';
 
 type Fit = (value: unknown) => unknown;
 

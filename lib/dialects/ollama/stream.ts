@@ -1,4 +1,4 @@
-import { excerpt, isRecord } from '../json';
+import { excerpt, isRecord } from '../../json/value';
 import type { StreamAssembler } from '../types';
 import type { OllamaChatResponse, OllamaToolCall } from './wire';
 

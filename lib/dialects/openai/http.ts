@@ -1,4 +1,5 @@
-import { commonErrorMessage, excerpt, isRecord } from '../json';
+import { excerpt, isRecord } from '../../json/value';
+import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';

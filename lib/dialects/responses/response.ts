@@ -1,6 +1,7 @@
 import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conversation/types';
 import { collectToolCalls, textBesideCalls } from '../calls';
-import { excerpt, isRecord, rejectErrorBody } from '../json';
+import { excerpt, isRecord } from '../../json/value';
+import { rejectErrorBody } from '../errors';
 import { openaiErrorMessage } from '../openai/http';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { responsesFinish } from './finish';

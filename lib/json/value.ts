@@ -1,0 +1,20 @@
+/** Small readers for JSON values of unknown shape: vendor bodies, items, traces, schemas. */
+
+/** A JSON object: not null, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The JSON Schema type of a value; a whole number is an integer. */
+export function jsonType(value: unknown): string {
+	if (value === null) return 'null';
+	if (Array.isArray(value)) return 'array';
+	if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+	return typeof value;
+}
+
+/** A short JSON excerpt of a value, for error messages. */
+export function excerpt(value: unknown): string {
+	const text = JSON.stringify(value) ?? String(value);
+	return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
