@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonSchema } from '../../lib/conversation/types';
-import { geminiSchemaViolations, toGeminiSchema } from '../../lib/schema/gemini';
+import { toGeminiSchema } from '../../lib/schema/gemini';
+import { geminiSchemaViolations } from '../support/geminiSchemaRules';
 
 const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({
 	type: 'object',

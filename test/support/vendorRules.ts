@@ -4,11 +4,10 @@
  * wire-format reference (names, OpenAI strict rules, Gemini's OpenAPI subset), Anthropic's and
  * Ollama's API errors for malformed schemas.
  */
-import { geminiSchemaViolations } from '../../lib/schema/gemini';
+import { isRecord } from '../../lib/json/value';
+import { geminiSchemaViolations } from './geminiSchemaRules';
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-	typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const OPENAI_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const ANTHROPIC_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -32,15 +31,15 @@ const STRICT_UNSUPPORTED = [
 
 /** OpenAI strict mode: every object closed with all its properties required, arrays with items, no unsupported keyword. */
 export function openaiStrictViolations(schema: unknown, path = '#'): string[] {
-	if (!isObject(schema)) return [];
+	if (!isRecord(schema)) return [];
 	const problems = STRICT_UNSUPPORTED.filter((keyword) => keyword in schema).map(
 		(keyword) => `${path}: ${keyword} is not allowed`,
 	);
 	const types = ([] as unknown[]).concat(schema.type ?? []);
-	if (types.includes('object') || isObject(schema.properties)) {
+	if (types.includes('object') || isRecord(schema.properties)) {
 		if (schema.additionalProperties !== false)
 			problems.push(`${path}: additionalProperties must be false`);
-		const keys = Object.keys(isObject(schema.properties) ? schema.properties : {});
+		const keys = Object.keys(isRecord(schema.properties) ? schema.properties : {});
 		const required = Array.isArray(schema.required) ? schema.required : [];
 		for (const key of keys)
 			if (!required.includes(key)) problems.push(`${path}: property ${key} must be required`);
@@ -49,7 +48,7 @@ export function openaiStrictViolations(schema: unknown, path = '#'): string[] {
 		problems.push(`${path}: an array needs items`);
 	for (const [key, value] of Object.entries(schema)) {
 		if (key === 'properties' || key === '$defs' || key === 'definitions') {
-			for (const [name, inner] of Object.entries(isObject(value) ? value : {}))
+			for (const [name, inner] of Object.entries(isRecord(value) ? value : {}))
 				problems.push(...openaiStrictViolations(inner, `${path}/${key}/${name}`));
 		} else if (key === 'items' || key === 'additionalProperties') {
 			problems.push(...openaiStrictViolations(value, `${path}/${key}`));
@@ -63,7 +62,7 @@ export function openaiStrictViolations(schema: unknown, path = '#'): string[] {
 }
 
 function objectRoot(schema: unknown, where: string): string[] {
-	return isObject(schema) && schema.type === 'object'
+	return isRecord(schema) && schema.type === 'object'
 		? []
 		: [`${where}: the root must be {"type":"object"}`];
 }
@@ -94,7 +93,7 @@ export const toolRuleViolations: Record<string, (tool: Json) => string[]> = {
 			...(ANTHROPIC_NAME.test(String(tool.name)) ? [] : [`name ${tool.name}`]),
 			...objectRoot(schema, 'input_schema'),
 			...['oneOf', 'anyOf', 'allOf']
-				.filter((keyword) => isObject(schema) && keyword in schema)
+				.filter((keyword) => isRecord(schema) && keyword in schema)
 				.map((keyword) => `input_schema: ${keyword} at the top level`),
 		];
 	},
@@ -122,7 +121,7 @@ export const toolRuleViolations: Record<string, (tool: Json) => string[]> = {
 
 /** Ollama reads schemas into fixed structs: properties must be schemas (objects), required a list of names. */
 function ollamaStructViolations(schema: unknown, path = '#'): string[] {
-	if (!isObject(schema)) return [];
+	if (!isRecord(schema)) return [];
 	const problems: string[] = [];
 	if (
 		schema.required !== undefined &&
@@ -131,11 +130,11 @@ function ollamaStructViolations(schema: unknown, path = '#'): string[] {
 		problems.push(`${path}: required must be a list of names`);
 	}
 	if (schema.properties !== undefined) {
-		if (!isObject(schema.properties)) problems.push(`${path}: properties must be an object`);
+		if (!isRecord(schema.properties)) problems.push(`${path}: properties must be an object`);
 		for (const [name, inner] of Object.entries(
-			isObject(schema.properties) ? schema.properties : {},
+			isRecord(schema.properties) ? schema.properties : {},
 		)) {
-			if (!isObject(inner)) problems.push(`${path}/properties/${name}: must be a schema object`);
+			if (!isRecord(inner)) problems.push(`${path}/properties/${name}: must be a schema object`);
 			problems.push(...ollamaStructViolations(inner, `${path}/properties/${name}`));
 		}
 	}
