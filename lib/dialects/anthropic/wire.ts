@@ -9,8 +9,6 @@ import type { JsonSchema } from '../../conversation/types';
 /** Any content block; the kinds below are the ones this dialect builds or reads. */
 export type AnthropicBlock = { type: string; [key: string]: unknown };
 
-export type AnthropicTextBlock = { type: 'text'; text: string };
-
 export type AnthropicToolUseBlock = {
 	type: 'tool_use';
 	id: string;
