@@ -61,7 +61,9 @@ describe('the package as n8n loads it (after the build)', () => {
 		expect(typeof library.callModel).toBe('function');
 		expect(typeof library.diffTraces).toBe('function');
 		expect(typeof library.SchemaValidator).toBe('function');
-		expect(CLIENT_INFO).toEqual({ name: manifest.name, version: manifest.version });
+		// The built library finds package.json from dist/lib/ as the sources do from lib/.
+		expect(library.CLIENT_INFO).toEqual({ name: manifest.name, version: manifest.version });
+		expect(CLIENT_INFO).toEqual(library.CLIENT_INFO);
 	});
 
 	it('ships only dist and the entry point, with no runtime dependency on n8n itself', () => {

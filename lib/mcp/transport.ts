@@ -7,13 +7,14 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
+import { OWN_PACKAGE } from '../util/manifest';
 import { recoverAuthorization } from './oauth/recovery';
 import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from './outbound';
 import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
 
-export const CLIENT_INFO = { name: 'n8n-nodes-tool-calling', version: '0.1.0' };
+export const CLIENT_INFO = { name: OWN_PACKAGE.name, version: OWN_PACKAGE.version };
 
 export interface ConnectedClient {
 	client: Client;
