@@ -6,6 +6,16 @@ function errorOf(raw: unknown): string {
 	return parsed.error;
 }
 
+/** The JavaScript engine's own words for text that is not JSON; their wording changes between Node versions. */
+function engineWords(text: string): string {
+	try {
+		JSON.parse(text);
+	} catch (error) {
+		return (error as Error).message;
+	}
+	throw new Error(`${text} is valid JSON`);
+}
+
 describe('parseToolArguments', () => {
 	it.each([
 		['a JSON object string', '{"city":"Oslo","days":3}', { city: 'Oslo', days: 3 }],
@@ -63,16 +73,13 @@ describe('parseToolArguments', () => {
 			'[1,2',
 			'not valid JSON: it ends after 4 characters before the JSON is complete (truncated?)',
 		],
+		// Other faults are told in the engine's words, which say where the text breaks.
 		[
 			'text after the object',
 			'{"a":1} {"b":2}',
-			'not valid JSON: Unexpected non-whitespace character after JSON at position 8 (line 1 column 9)',
+			`not valid JSON: ${engineWords('{"a":1} {"b":2}')}`,
 		],
-		[
-			'unquoted keys',
-			'{a:1}',
-			"not valid JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2)",
-		],
+		['unquoted keys', '{a:1}', `not valid JSON: ${engineWords('{a:1}')}`],
 		['a JSON array', '[1,2]', 'must be a JSON object, got array'],
 		['JSON null', 'null', 'must be a JSON object, got null'],
 		['a number', '42', 'must be a JSON object, got number'],
@@ -100,11 +107,14 @@ describe('parseToolArguments', () => {
 		expect(plain).toBe(
 			`not valid JSON, this is plain text: "${'x'.repeat(200)}…" (2000000 characters)`,
 		);
-		const broken = errorOf(`{"a":"${'y'.repeat(1_000_000)}" "b"}`);
+		const missingComma = `{"a":"${'y'.repeat(1_000_000)}" "b"}`;
+		const broken = errorOf(missingComma);
 		expect(broken.length).toBeLessThan(300);
-		expect(broken).toMatch(
-			/^not valid JSON: Expected ',' or '}' after property value in JSON at position 1000008/,
-		);
+		// The engine's words, cut short where they would be long.
+		const [prefix, words] = [broken.slice(0, 16), broken.slice(16).replace(/…$/, '')];
+		expect(prefix).toBe('not valid JSON: ');
+		expect(words).not.toBe('');
+		expect(engineWords(missingComma).startsWith(words)).toBe(true);
 	});
 
 	it('parses a huge valid object', () => {
