@@ -6,10 +6,11 @@ import { anthropicToolNames, anthropicToolUseIds } from '../../lib/dialects/anth
 import type { AnthropicMessage, AnthropicStreamEvent } from '../../lib/dialects/anthropic/wire';
 import type { EndpointConfig, ModelSettings } from '../../lib/dialects/types';
 import { echoText, weather } from '../support/dialectTools';
+import { anthropicMessage } from '../support/vendorBodies';
 
-// The vendor bodies below are written by hand in the shape of Anthropic's Messages API reference
-// and @anthropic-ai/sdk's type definitions (Message, RawMessageStreamEvent); except where a test
-// names its source, none is a capture.
+// The vendor bodies here and in ../support/vendorBodies.ts are written by hand in the shape of
+// Anthropic's Messages API reference and @anthropic-ai/sdk's type definitions (Message,
+// RawMessageStreamEvent); except where a test names its source, none is a capture.
 
 const echo = echoText;
 
@@ -32,15 +33,6 @@ describe('buildRequest: tool choice', () => {
 	const messages: Message[] = [{ role: 'user', content: 'Hi' }];
 
 	it.each<[ModelSettings['toolChoice'], unknown]>([
-		['auto', { type: 'auto' }],
-		['required', { type: 'any' }],
-		['none', { type: 'none' }],
-		[{ name: 'weather.get' }, { type: 'tool', name: 'weather_get' }],
-	])('maps %j', (toolChoice, expected) => {
-		expect(build(messages, undefined, { toolChoice }).body.tool_choice).toEqual(expected);
-	});
-
-	it.each<[ModelSettings['toolChoice'], unknown]>([
 		['auto', { type: 'auto', disable_parallel_tool_use: true }],
 		['required', { type: 'any', disable_parallel_tool_use: true }],
 		[{ name: 'echo' }, { type: 'tool', name: 'echo', disable_parallel_tool_use: true }],
@@ -55,16 +47,6 @@ describe('buildRequest: tool choice', () => {
 	it('sends no flag when parallel calls are on or not set: they are on by default', () => {
 		expect(build(messages, undefined, { parallelToolCalls: true }).body.tool_choice).toEqual({
 			type: 'auto',
-		});
-	});
-
-	it('leaves out tools and tool_choice when there are no tools', () => {
-		const { body } = build(messages, [], { toolChoice: 'required', parallelToolCalls: false });
-		expect(body).toEqual({
-			model: 'claude-test',
-			max_tokens: 4096,
-			messages: [{ role: 'user', content: 'Hi' }],
-			stream: false,
 		});
 	});
 });
@@ -93,21 +75,6 @@ describe('buildRequest: names', () => {
 		expect(names.fromVendor('weather_get_2')).toBe('weather.get');
 		expect(names.fromVendor('weather_get')).toBe('weather_get');
 		expect(names.fromVendor('unknown_tool')).toBe('unknown_tool');
-	});
-
-	it('maps a history call to a tool no longer offered to a legal name', () => {
-		const { body, names } = build(
-			[
-				{ role: 'assistant', content: null, tool_calls: [call('toolu_1', 'old.tool', '{}')] },
-				{ role: 'tool', tool_call_id: 'toolu_1', content: 'done' },
-			],
-			[],
-		);
-		expect(body.messages[0]).toEqual({
-			role: 'assistant',
-			content: [{ type: 'tool_use', id: 'toolu_1', name: 'old_tool', input: {} }],
-		});
-		expect(names.fromVendor('old_tool')).toBe('old.tool');
 	});
 
 	it('keeps names of 64 characters and shortens longer ones reversibly', () => {
@@ -205,14 +172,6 @@ describe('buildRequest: tool schemas', () => {
 	it('takes the title when there is no description', () => {
 		expect(schemaOf({ name: 't', title: 'Titled', inputSchema: {} })?.description).toBe('Titled');
 	});
-
-	it('sends no strict flag, and names every tool as not strict only when strict was asked for', () => {
-		const strict = build([], [weather, echo], { strict: true });
-		expect(JSON.stringify(strict.body)).not.toContain('strict');
-		expect(strict.notStrict.map((entry) => entry.name)).toEqual(['weather.get', 'echo']);
-		expect(strict.notStrict[0].reason).toMatch(/^strict mode is not sent to Anthropic/);
-		expect(build([], [weather]).notStrict).toEqual([]);
-	});
 });
 
 describe('buildRequest: messages', () => {
@@ -288,27 +247,6 @@ describe('buildRequest: messages', () => {
 		]);
 	});
 
-	it('sends none of our own keys', () => {
-		const { body } = build([
-			{
-				role: 'assistant',
-				content: null,
-				tool_calls: [call('toolu_1', 'weather.get', '{"city":"Oslo"}')],
-			},
-			{
-				role: 'tool',
-				tool_call_id: 'toolu_1',
-				content: '{"temp":3}',
-				name: 'weather.get',
-				structuredContent: { temp: 3 },
-				attachments: [{ binaryProperty: 'data', kind: 'image', mimeType: 'image/png' }],
-			},
-		]);
-		expect(JSON.stringify(body)).not.toMatch(
-			/structuredContent|attachments|isError|mcpName|outputSchema|"server"/,
-		);
-	});
-
 	it('keeps arguments that are not a JSON object visible beside an input of {}', () => {
 		const { body } = build([
 			{ role: 'assistant', content: 'Sure.', tool_calls: [call('toolu_1', 'echo', '[1,2]')] },
@@ -363,36 +301,13 @@ describe('buildRequest: vendorTurn', () => {
 			{ ...toolUse, input: {} },
 		]);
 	});
-
-	it('ignores the vendorTurn of another dialect', () => {
-		const message: AssistantMessage = {
-			role: 'assistant',
-			content: 'Hi.',
-			vendorTurn: { dialect: 'gemini', content: [{ text: 'Hi.' }] },
-		};
-		expect(build([message]).body.messages).toEqual([{ role: 'assistant', content: 'Hi.' }]);
-	});
 });
-
-function message(content: unknown[], extra: Partial<AnthropicMessage> = {}): AnthropicMessage {
-	return {
-		id: 'msg_1',
-		type: 'message',
-		role: 'assistant',
-		model: 'claude-test',
-		content: content as AnthropicMessage['content'],
-		stop_reason: 'end_turn',
-		stop_sequence: null,
-		usage: { input_tokens: 10, output_tokens: 5 },
-		...extra,
-	};
-}
 
 describe('parseResponse', () => {
 	const names = anthropicToolNames(['weather.get', 'echo']);
 
 	it('joins text blocks as they are: Anthropic splits one answer around citations', () => {
-		const body = message([
+		const body = anthropicMessage([
 			{ type: 'text', text: 'Oslo is ' },
 			{ type: 'text', text: 'cold', citations: [{ type: 'char_location', cited_text: 'cold' }] },
 			{ type: 'text', text: '.' },
@@ -416,7 +331,7 @@ describe('parseResponse', () => {
 			{ type: 'tool_use', id: 'toolu_1', name: 'weather_get', input: { city: 'Oslo' } },
 		];
 		const turn = anthropicDialect.parseResponse(
-			message(content, { stop_reason: 'tool_use' }),
+			anthropicMessage(content, { stop_reason: 'tool_use' }),
 			names,
 		);
 		expect(turn.message).toEqual({
@@ -436,7 +351,7 @@ describe('parseResponse', () => {
 	});
 
 	it('leaves out usage when the body has none and skips blocks that are not objects', () => {
-		const body = { ...message(['junk', { type: 'text', text: 'Hi' }]), usage: undefined };
+		const body = { ...anthropicMessage(['junk', { type: 'text', text: 'Hi' }]), usage: undefined };
 		expect(anthropicDialect.parseResponse(body, names)).toEqual({
 			message: { role: 'assistant', content: 'Hi' },
 			toolCalls: [],
@@ -454,21 +369,6 @@ describe('parseResponse', () => {
 				request_id: 'req_1',
 			},
 			'The model API returned an error: max_tokens: Field required (invalid_request_error)',
-		],
-		[
-			'a gateway error string',
-			{ error: 'upstream unavailable' },
-			'The model API returned an error: upstream unavailable',
-		],
-		[
-			'no content array',
-			{ id: 'msg_1', type: 'message' },
-			'The model API response has no content array: {"id":"msg_1","type":"message"}',
-		],
-		[
-			'not an object',
-			'Bad Gateway',
-			'The model API returned an error: not a JSON object: "Bad Gateway"',
 		],
 	])('throws a clear error for %s', (_label, body, text) => {
 		expect(() => anthropicDialect.parseResponse(body as AnthropicMessage, names)).toThrow(
@@ -574,7 +474,7 @@ describe('createStreamAssembler', () => {
 			{ type: 'content_block_stop', index: 1 },
 			...end('tool_use', { output_tokens: 5 }),
 		]);
-		const nonStreamed = message([thinking, toolUse], {
+		const nonStreamed = anthropicMessage([thinking, toolUse], {
 			stop_reason: 'tool_use',
 			usage: { input_tokens: 10, output_tokens: 5 },
 		});
@@ -678,29 +578,6 @@ describe('createStreamAssembler', () => {
 		]).result();
 		expect(body.content).toEqual([{ type: 'text', text: 'Hi' }]);
 	});
-
-	it('carries a streamed error event to the parser', () => {
-		const body = assemble([
-			start(),
-			blockStart(0, { type: 'text', text: '' }),
-			delta(0, { type: 'text_delta', text: 'Hel' }),
-			{ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
-		]).result();
-		expect(() => anthropicDialect.parseResponse(body, names)).toThrow(
-			'The model API returned an error: Overloaded (overloaded_error)',
-		);
-	});
-
-	it('yields an empty message for an empty stream, which is not finished', () => {
-		const assembler = assemble([]);
-		expect(assembler.finished()).toBe(false);
-		expect(anthropicDialect.parseResponse(assembler.result(), names)).toEqual({
-			message: { role: 'assistant', content: null },
-			toolCalls: [],
-			finish: 'other',
-			finishReason: null,
-		});
-	});
 });
 
 describe('http', () => {
@@ -760,7 +637,6 @@ describe('http', () => {
 			'claude-sonnet-4-5-20250929',
 			'claude-haiku-4-5',
 		]);
-		expect(anthropicHttp.parseModels({ error: 'nope' })).toEqual([]);
 	});
 
 	it.each<[unknown, string | undefined]>([
@@ -771,8 +647,6 @@ describe('http', () => {
 		[{ error: { message: 'rate limited' } }, 'rate limited'],
 		[{ error: 'Bad gateway' }, 'Bad gateway'],
 		[{ type: 'message_stop' }, undefined],
-		[{ id: 'msg_1', type: 'message', content: [] }, undefined],
-		['text', undefined],
 	])('reads the error in %j', (body, expected) => {
 		expect(anthropicHttp.errorMessage(body)).toBe(expected);
 	});
@@ -787,7 +661,7 @@ describe('anthropicDialect round trip', () => {
 			{ type: 'tool_use', id: 'toolu_9', name: 'weather_get', input: { city: 'Oslo' } },
 		];
 		const turn = anthropicDialect.parseResponse(
-			message(blocks, { stop_reason: 'tool_use' }),
+			anthropicMessage(blocks, { stop_reason: 'tool_use' }),
 			names,
 		);
 		const conversation: Pick<Conversation, 'messages' | 'tools'> = {
