@@ -1,17 +1,16 @@
+import { finishByCallsOrReason } from '../finish';
 import type { Finish } from '../types';
 
-/** Chat Completions finish_reason: stop, length, tool_calls, content_filter, function_call (legacy). */
+/**
+ * Chat Completions finish_reason: stop, length, tool_calls, content_filter, function_call (legacy).
+ * A turn with calls is read off the calls present, as compatible servers report "stop" with calls.
+ */
+const REASONS: Record<string, Finish> = {
+	stop: 'stop',
+	length: 'length',
+	content_filter: 'content_filter',
+};
+
 export function openaiFinish(reason: string | null, hasToolCalls: boolean): Finish {
-	// Decided by the calls present first: compatible servers report "stop" with calls.
-	if (hasToolCalls) return 'tool_calls';
-	switch (reason) {
-		case 'stop':
-			return 'stop';
-		case 'length':
-			return 'length';
-		case 'content_filter':
-			return 'content_filter';
-		default:
-			return 'other';
-	}
+	return finishByCallsOrReason(reason, hasToolCalls, REASONS);
 }
