@@ -1,4 +1,5 @@
 import type { JsonSchema, Tool } from '../../conversation/types';
+import { notStrictAll } from '../settings';
 import type { ToolNameMap, VendorTools } from '../types';
 import type { AnthropicTool } from './wire';
 
@@ -34,10 +35,7 @@ export function toAnthropicTools(
 			input_schema: schema,
 		};
 	});
-	const notStrict = strict
-		? tools.map((tool) => ({ name: tool.name, reason: STRICT_NOT_SENT }))
-		: [];
-	return { tools: converted, names, notStrict };
+	return { tools: converted, names, notStrict: notStrictAll(tools, strict, STRICT_NOT_SENT) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Conversation } from '../../conversation/types';
+import { sampling } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toGeminiContents } from './messages';
@@ -24,10 +25,7 @@ export function buildGeminiRequest(
 		body.tools = vendorTools.tools;
 		body.toolConfig = { functionCallingConfig: toGeminiToolChoice(settings.toolChoice, names) };
 	}
-	const generationConfig = {
-		...(settings.temperature !== undefined && { temperature: settings.temperature }),
-		...(settings.maxTokens !== undefined && { maxOutputTokens: settings.maxTokens }),
-	};
+	const generationConfig = sampling(settings, 'maxOutputTokens');
 	if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
 	return { body, names, notStrict: vendorTools.notStrict };
 }

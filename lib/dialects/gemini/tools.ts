@@ -1,5 +1,6 @@
 import type { Tool } from '../../conversation/types';
 import { toGeminiSchema } from '../../schema/gemini';
+import { notStrictAll } from '../settings';
 import type { ToolNameMap, VendorTools } from '../types';
 import type { GeminiTool } from './wire';
 
@@ -27,6 +28,6 @@ export function toGeminiTools(
 	return {
 		tools: functionDeclarations.length > 0 ? [{ functionDeclarations }] : [],
 		names,
-		notStrict: strict ? tools.map((tool) => ({ name: tool.name, reason: NO_STRICT_MODE })) : [],
+		notStrict: notStrictAll(tools, strict, NO_STRICT_MODE),
 	};
 }

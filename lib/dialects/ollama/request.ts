@@ -1,4 +1,5 @@
 import type { Conversation } from '../../conversation/types';
+import { sampling } from '../settings';
 import { historyToolNames } from '../toolNames';
 import { UnsupportedSettingError, type ModelSettings, type VendorRequest } from '../types';
 import { toOllamaMessages } from './messages';
@@ -20,10 +21,7 @@ export function buildOllamaRequest(
 	};
 	// parallelToolCalls is not read: Ollama has no such switch, the model decides.
 	if (tools.length > 0 && offersTools(settings)) body.tools = vendorTools.tools;
-	const options = {
-		...(settings.temperature !== undefined && { temperature: settings.temperature }),
-		...(settings.maxTokens !== undefined && { num_predict: settings.maxTokens }),
-	};
+	const options = sampling(settings, 'num_predict');
 	if (Object.keys(options).length > 0) body.options = options;
 	return { body, names, notStrict: vendorTools.notStrict };
 }

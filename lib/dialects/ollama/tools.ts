@@ -1,5 +1,6 @@
 import type { Tool } from '../../conversation/types';
 import { toOpenAITools } from '../openai/tools';
+import { notStrictAll } from '../settings';
 import type { ToolNameMap, VendorTools } from '../types';
 import { toOllamaSchema } from './schema';
 import type { OllamaTool } from './wire';
@@ -22,8 +23,5 @@ export function toOllamaTools(
 			function: { ...definition, parameters: toOllamaSchema(parameters ?? {}) },
 		}),
 	);
-	const notStrict = strict
-		? tools.map((tool) => ({ name: tool.name, reason: NO_STRICT_MODE }))
-		: [];
-	return { tools: converted, names, notStrict };
+	return { tools: converted, names, notStrict: notStrictAll(tools, strict, NO_STRICT_MODE) };
 }

@@ -1,4 +1,5 @@
 import type { Conversation } from '../../conversation/types';
+import { sampling } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toOpenAIMessages } from './messages';
@@ -34,9 +35,7 @@ export function buildOpenAIRequest(
 		if (settings.parallelToolCalls !== undefined)
 			body.parallel_tool_calls = settings.parallelToolCalls;
 	}
-	if (settings.temperature !== undefined) body.temperature = settings.temperature;
-	if (settings.maxTokens !== undefined)
-		body[options.maxTokensField ?? 'max_completion_tokens'] = settings.maxTokens;
+	Object.assign(body, sampling(settings, options.maxTokensField ?? 'max_completion_tokens'));
 	if (settings.stream) body.stream_options = { include_usage: true };
 	return { body, names, notStrict: vendorTools.notStrict };
 }

@@ -1,4 +1,5 @@
 import type { Conversation } from '../../conversation/types';
+import { sampling } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toResponsesInput } from './messages';
@@ -39,8 +40,7 @@ export function buildResponsesRequest(
 		if (settings.parallelToolCalls !== undefined)
 			body.parallel_tool_calls = settings.parallelToolCalls;
 	}
-	if (settings.temperature !== undefined) body.temperature = settings.temperature;
-	if (settings.maxTokens !== undefined) body.max_output_tokens = settings.maxTokens;
+	Object.assign(body, sampling(settings, 'max_output_tokens'));
 	if (options.encryptedReasoning) body.include = ['reasoning.encrypted_content'];
 	return { body, names, notStrict: vendorTools.notStrict };
 }
