@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import { isRecord } from '../json/value';
 
 /**
@@ -23,11 +24,28 @@ export function parseToolArguments(raw: unknown): ParsedArguments {
 	} catch (error) {
 		return { ok: false, error: describeSyntaxError(text, (error as Error).message) };
 	}
-	return asObject(value);
+	return asObject(value, text);
 }
 
-function asObject(value: unknown): ParsedArguments {
-	if (isRecord(value)) return { ok: true, value };
+/**
+ * The arguments as they will be sent: an object of plain JSON no deeper than this package passes
+ * on. A number JSON cannot carry (NaN, Infinity) is refused rather than sent as null.
+ */
+function asObject(value: unknown, text?: string): ParsedArguments {
+	if (isRecord(value)) {
+		if (nestsDeeperThan(value))
+			return {
+				ok: false,
+				error: `the arguments nest deeper than ${MAX_JSON_DEPTH} levels, more than can be passed on: send flatter arguments`,
+			};
+		const inexact = text === undefined ? undefined : inexactNumber(text);
+		if (inexact) return { ok: false, error: inexact };
+		const { unsendable, plain } = inspect(value);
+		if (unsendable) return { ok: false, error: unsendable };
+		// Dates, undefined and the like become what JSON.stringify makes of them: what the server gets.
+		const sent = plain ? value : JSON.parse(JSON.stringify(value));
+		return { ok: true, value: sent as Record<string, unknown> };
+	}
 	const kind = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 	if (typeof value === 'string' && holdsObject(value)) {
 		const error =
@@ -35,6 +53,64 @@ function asObject(value: unknown): ParsedArguments {
 		return { ok: false, error };
 	}
 	return { ok: false, error: `must be a JSON object, got ${kind}` };
+}
+
+/**
+ * Walks the arguments once (their depth is bounded by now): the first value JSON cannot carry,
+ * with the JSON Pointer to it, and whether all of it is plain JSON already.
+ */
+function inspect(value: object): { unsendable?: string; plain: boolean } {
+	let plain = true;
+	const stack: Array<[unknown, string]> = [[value, '']];
+	while (stack.length > 0) {
+		const [current, pointer] = stack.pop()!;
+		if (typeof current === 'number' && !Number.isFinite(current))
+			return {
+				unsendable: `'${pointer}' is ${current}, which JSON cannot carry (it would be sent as null): send a finite number`,
+				plain,
+			};
+		if (typeof current === 'bigint')
+			return { unsendable: `'${pointer}' is a BigInt, which JSON cannot carry`, plain };
+		if (current === null || typeof current !== 'object') {
+			if (!['string', 'number', 'boolean'].includes(typeof current) && current !== null)
+				plain = false;
+			continue;
+		}
+		const prototype = Object.getPrototypeOf(current);
+		if (!Array.isArray(current) && prototype !== Object.prototype && prototype !== null)
+			plain = false;
+		for (const [key, inner] of Object.entries(current))
+			stack.push([inner, `${pointer}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`]);
+	}
+	return { plain };
+}
+
+type ReviverWithSource = (
+	this: unknown,
+	key: string,
+	value: unknown,
+	context: { source?: string },
+) => unknown;
+
+/**
+ * A number literal the parse changed: `1e400` becomes Infinity (sent as null), and
+ * `12345678901234567890` becomes 12345678901234567000. Either way the server would get another
+ * value than the model wrote. Reads the literal through JSON.parse's source text access.
+ */
+function inexactNumber(text: string): string | undefined {
+	let found: string | undefined;
+	const reviver: ReviverWithSource = (key, value, context) => {
+		const source = context?.source;
+		if (found || typeof value !== 'number' || source === undefined) return value;
+		const where = key === '' ? 'the value' : `'${key}'`;
+		if (!Number.isFinite(value))
+			found = `${where} is ${source}, beyond the largest number JSON carries (it would be sent as null): send a smaller number, or a string if the tool takes one`;
+		else if (/^-?\d+$/.test(source) && !Number.isSafeInteger(value))
+			found = `${where} is ${source}, an integer too large to pass on exactly (it would be sent as ${value}): send it as a string if the tool takes one`;
+		return value;
+	};
+	JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]);
+	return found;
 }
 
 function holdsObject(text: string): boolean {

@@ -8,23 +8,44 @@ export interface Difference {
 	right: unknown;
 }
 
-/** The first place two JSON values differ, walking objects by sorted key and arrays by index; undefined when equal. */
-export function firstDifference(left: unknown, right: unknown, path = ''): Difference | undefined {
-	if (canonicalJson(left) === canonicalJson(right)) return undefined;
-	const bothArrays = Array.isArray(left) && Array.isArray(right);
-	const bothObjects = isRecord(left) && isRecord(right);
-	if (!bothArrays && !bothObjects) return { path, left, right };
-	const l = left as Record<string, unknown>;
-	const r = right as Record<string, unknown>;
-	const keys = bothArrays
-		? Array.from(
-				{ length: Math.max((left as unknown[]).length, (right as unknown[]).length) },
-				(_, index) => String(index),
-			)
-		: [...new Set([...Object.keys(l), ...Object.keys(r)])].sort();
-	for (const key of keys) {
-		const found = firstDifference(l[key], r[key], path === '' ? key : `${path}.${key}`);
-		if (found) return found;
+/**
+ * The first place two JSON values differ, walking objects by sorted key and arrays by index;
+ * undefined when equal. Walks without recursion, so any depth JSON.parse accepts works.
+ */
+export function firstDifference(left: unknown, right: unknown): Difference | undefined {
+	const stack: Array<Difference & { missing?: 'left' | 'right' }> = [{ path: '', left, right }];
+	while (stack.length > 0) {
+		const pair = stack.pop()!;
+		const { path, left: l, right: r, missing } = pair;
+		if (missing) return { path, left: l, right: r };
+		const bothArrays = Array.isArray(l) && Array.isArray(r);
+		if (!bothArrays && !(isRecord(l) && isRecord(r))) {
+			if (canonicalJson(l) !== canonicalJson(r)) return { path, left: l, right: r };
+			continue;
+		}
+		const inner = (key: string) => (path === '' ? key : `${path}.${key}`);
+		if (bothArrays) {
+			for (let index = Math.max(l.length, r.length) - 1; index >= 0; index--) {
+				const gone = index >= l.length ? 'left' : index >= r.length ? 'right' : undefined;
+				// JSON writes an undefined array slot as null.
+				stack.push({
+					path: inner(String(index)),
+					left: gone ? l[index] : (l[index] ?? null),
+					right: gone ? r[index] : (r[index] ?? null),
+					missing: gone,
+				});
+			}
+			continue;
+		}
+		const keys = [...new Set([...Object.keys(l as object), ...Object.keys(r as object)])].sort();
+		for (let index = keys.length - 1; index >= 0; index--) {
+			const key = keys[index];
+			stack.push({
+				path: inner(key),
+				left: (l as Record<string, unknown>)[key],
+				right: (r as Record<string, unknown>)[key],
+			});
+		}
 	}
-	return { path, left, right };
+	return undefined;
 }

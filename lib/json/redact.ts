@@ -1,6 +1,7 @@
-const REDACTED = '[redacted]';
-/** Shorter values ("1", "true", "prod") are settings, not secrets; hiding them would garble text. */
-const MIN_SECRET_LENGTH = 6;
+import { secretMatchers, type SecretMatchers } from './secretForms';
+import { jsonText } from './stringify';
+
+export const REDACTED = '[redacted]';
 
 /** Keys whose text values are secrets, matched on the words of a key: `apiKey`, `x-api-key` and `API_KEY` all match `api_key`. */
 export const DEFAULT_SECRET_KEYS = [
@@ -14,7 +15,10 @@ export const DEFAULT_SECRET_KEYS = [
 ];
 
 export interface RedactionRules {
-	/** Values hidden wherever they appear, inside any text: the secrets of the credentials in use. */
+	/**
+	 * Values hidden wherever they appear, inside any text and in any encoded form (JSON-escaped,
+	 * URL-encoded, hex, base64): the secrets of the credentials in use.
+	 */
 	secrets: readonly string[];
 	/**
 	 * Keys whose text values are hidden. Objects under them are searched, not hidden (a schema property
@@ -33,36 +37,77 @@ export interface Redactor {
 	 * found inside JSON held as text (a model's tool-call `arguments` string).
 	 */
 	all<T>(value: T): T;
+	/** Texts that belong together (the text parts of one result): a secret split across them is hidden in each. */
+	adjacent(texts: readonly string[]): string[];
+	/** Whether data holds a secret in any form, for bytes that cannot be redacted in place (an image). */
+	foundIn(bytes: Buffer): boolean;
 }
 
+type Paths = string[][];
+interface Frame {
+	value: unknown;
+	paths: Paths;
+	target: Record<string, unknown> | unknown[];
+	key: string | number;
+}
+
+const NO_PATHS: Paths = [];
+
 export function createRedactor(rules: RedactionRules): Redactor {
-	const needles = [
-		...new Set(rules.secrets.filter((secret) => secret.length >= MIN_SECRET_LENGTH)),
-	].sort((a, b) => b.length - a.length);
+	const matchers = matchersFor(rules.secrets);
 	const keyRules = (rules.keys ?? DEFAULT_SECRET_KEYS).map(words).filter((rule) => rule.length > 0);
 	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
-	const text = (value: string) =>
-		needles.reduce((hidden, secret) => hidden.split(secret).join(REDACTED), value);
+	const text = (value: string) => (matchers ? value.replace(matchers.text, REDACTED) : value);
+	const secretKeys = new Map<string, boolean>();
 	const secretKey = (key: string) => {
-		const keyWords = words(key);
-		return keyRules.some((rule) => containsRun(keyWords, rule));
+		let known = secretKeys.get(key);
+		if (known === undefined) {
+			const keyWords = words(key);
+			known = keyRules.some((rule) => containsRun(keyWords, rule));
+			if (secretKeys.size < 10_000) secretKeys.set(key, known);
+		}
+		return known;
 	};
 
-	const visit = (value: unknown, byKey: boolean, pathsHere: string[][]): unknown => {
-		if (pathsHere.some((path) => path.length === 0)) return REDACTED;
-		if (typeof value === 'string') return text(byKey ? withKeysHiddenInJsonText(value) : value);
-		if (value === null || typeof value !== 'object') return value;
-		const entries: Array<[string, unknown]> = Array.isArray(value)
-			? value.map((inner, index) => [String(index), inner])
-			: Object.entries(value);
-		const visited = entries.map(([key, inner]): [string, unknown] => {
-			const deeper = pathsHere
-				.filter((path) => path[0] === '*' || path[0] === key)
-				.map((path) => path.slice(1));
-			const hidden = byKey && typeof inner === 'string' && secretKey(key);
-			return [key, hidden ? REDACTED : visit(inner, byKey, deeper)];
-		});
-		return Array.isArray(value) ? visited.map(([, inner]) => inner) : Object.fromEntries(visited);
+	/** Walks without recursion: any depth JSON.parse accepts. */
+	const visit = (root: unknown, byKey: boolean, rootPaths: Paths): unknown => {
+		const holder: unknown[] = [];
+		const stack: Frame[] = [{ value: root, paths: rootPaths, target: holder, key: 0 }];
+		while (stack.length > 0) {
+			const { value, paths: pathsHere, target, key } = stack.pop()!;
+			let visited: unknown = value;
+			if (pathsHere.some((path) => path.length === 0)) visited = REDACTED;
+			else if (typeof value === 'string')
+				visited = text(byKey ? withKeysHiddenInJsonText(value) : value);
+			else if (value !== null && typeof value === 'object') {
+				visited = containerFor(value);
+				const entries: Array<[string, unknown]> = Array.isArray(value)
+					? value.map((inner, index) => [String(index), inner])
+					: Object.entries(value);
+				for (let index = entries.length - 1; index >= 0; index--) {
+					const [innerKey, inner] = entries[index];
+					const childKey = Array.isArray(value) ? index : innerKey;
+					if (byKey && typeof inner === 'string' && secretKey(innerKey)) {
+						setOwn(visited as Frame['target'], childKey, REDACTED);
+						continue;
+					}
+					const deeper =
+						pathsHere.length === 0
+							? NO_PATHS
+							: pathsHere
+									.filter((path) => path[0] === '*' || path[0] === innerKey)
+									.map((path) => path.slice(1));
+					stack.push({
+						value: inner,
+						paths: deeper,
+						target: visited as Frame['target'],
+						key: childKey,
+					});
+				}
+			}
+			setOwn(target, key, visited);
+		}
+		return holder[0];
 	};
 	/** JSON held as text, with the values of its secret keys hidden; other text as it is. */
 	const withKeysHiddenInJsonText = (value: string): string => {
@@ -74,18 +119,75 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		} catch {
 			return value;
 		}
-		const hidden = visit(parsed, true, []);
-		return JSON.stringify(hidden) === JSON.stringify(parsed) ? value : JSON.stringify(hidden);
+		const hidden = jsonText(visit(parsed, true, NO_PATHS));
+		return hidden === jsonText(parsed) ? value : (hidden as string);
 	};
 	return {
-		values: (value) => visit(value, false, []) as typeof value,
+		values: (value) => visit(value, false, NO_PATHS) as typeof value,
 		all: (value) => visit(value, true, paths) as typeof value,
+		adjacent: (texts) => (matchers ? hiddenAcross(texts, matchers.text) : [...texts]),
+		foundIn: (bytes) => (matchers ? matchers.bytes.test(bytes.toString('latin1')) : false),
 	};
 }
 
 /** Secret values and the default secret keys: what the model and MCP layers apply to what they record. */
 export function redact<T>(value: T, secrets: readonly string[]): T {
 	return createRedactor({ secrets }).all(value);
+}
+
+/**
+ * Compiling the forms of a secret costs far more than using them, and nodes make a redactor per
+ * item: the matchers of the last few secret lists are kept.
+ */
+const compiled = new Map<string, SecretMatchers | undefined>();
+function matchersFor(secrets: readonly string[]): SecretMatchers | undefined {
+	const key = JSON.stringify(secrets);
+	if (compiled.has(key)) return compiled.get(key);
+	const matchers = secretMatchers(secrets);
+	if (compiled.size >= 32) compiled.delete(compiled.keys().next().value!);
+	compiled.set(key, matchers);
+	return matchers;
+}
+
+function hiddenAcross(texts: readonly string[], pattern: RegExp): string[] {
+	const joined = texts.join('');
+	const spans = [...joined.matchAll(pattern)].map(
+		(match) => [match.index, match.index + match[0].length] as const,
+	);
+	let start = 0;
+	return texts.map((part) => {
+		const end = start + part.length;
+		let hidden = '';
+		let at = start;
+		for (const [from, to] of spans) {
+			if (to <= start || from >= end) continue;
+			hidden += joined.slice(at, Math.max(from, start)) + REDACTED;
+			at = Math.min(to, end);
+		}
+		hidden += joined.slice(at, end);
+		start = end;
+		return hidden;
+	});
+}
+
+function containerFor(value: object): Frame['target'] {
+	if (Array.isArray(value)) return new Array<unknown>(value.length);
+	// Keys first, in their order: the walk fills them in later, last first.
+	const container: Record<string, unknown> = {};
+	for (const key of Object.keys(value)) setOwn(container, key, undefined);
+	return container;
+}
+
+/** An own property even for `__proto__`, which plain assignment would take for the prototype. */
+function setOwn(target: Frame['target'], key: string | number, value: unknown): void {
+	if (key === '__proto__')
+		Object.defineProperty(target, key, {
+			value,
+			enumerable: true,
+			writable: true,
+			configurable: true,
+		});
+	else (target as Record<string, unknown>)[key] = value;
 }
 
 /** `x-api-key` → [x, api, key]; `apiKey` → [api, key]; `API_KEY` → [api, key]. */

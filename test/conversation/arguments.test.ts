@@ -122,3 +122,45 @@ describe('parseToolArguments', () => {
 		expect(parseToolArguments(raw)).toEqual({ ok: true, value: { data: 'z'.repeat(1_000_000) } });
 	});
 });
+
+describe('parseToolArguments: what will be sent is what is checked', () => {
+	it('refuses numbers JSON cannot carry, naming them, instead of sending null or another number', () => {
+		expect(errorOf('{"a":1e400}')).toBe(
+			"'a' is 1e400, beyond the largest number JSON carries (it would be sent as null): send a smaller number, or a string if the tool takes one",
+		);
+		expect(errorOf('{"b":{"c":[-1e999]}}')).toContain("'0' is -1e999");
+		expect(errorOf('{"id":12345678901234567890}')).toBe(
+			"'id' is 12345678901234567890, an integer too large to pass on exactly (it would be sent as 12345678901234567000): send it as a string if the tool takes one",
+		);
+		expect(errorOf({ a: { 'b/c': [1, Number.NaN] } })).toBe(
+			"'/a/b~1c/1' is NaN, which JSON cannot carry (it would be sent as null): send a finite number",
+		);
+		expect(errorOf({ x: Infinity })).toContain("'/x' is Infinity");
+		expect(errorOf({ big: BigInt(1) })).toContain("'/big' is a BigInt");
+		// Exact numbers pass, however written.
+		expect(parseToolArguments('{"a":1.0,"b":1e300,"c":-0,"d":9007199254740991,"e":0.1}')).toEqual({
+			ok: true,
+			value: { a: 1, b: 1e300, c: -0, d: 9007199254740991, e: 0.1 },
+		});
+	});
+
+	it('passes on arguments as JSON will carry them: dates as text, undefined left out', () => {
+		const parsed = parseToolArguments({ when: new Date(0), gone: undefined, list: [undefined] });
+		expect(parsed).toEqual({
+			ok: true,
+			value: { when: '1970-01-01T00:00:00.000Z', list: [null] },
+		});
+		expect(parsed.ok && 'gone' in parsed.value).toBe(false);
+	});
+
+	it('refuses arguments nested deeper than can be passed on, at any depth the parser takes', () => {
+		for (const depth of [1001, 200_000]) {
+			const text = '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+			expect(errorOf(text)).toBe(
+				'the arguments nest deeper than 1000 levels, more than can be passed on: send flatter arguments',
+			);
+		}
+		const fine = '{"a":'.repeat(1000) + '1' + '}'.repeat(1000);
+		expect(parseToolArguments(fine).ok).toBe(true);
+	});
+});

@@ -205,6 +205,117 @@ describe('createRedactor', () => {
 	});
 });
 
+describe('secrets in encoded forms', () => {
+	const SECRET = 'sk-live/0123+4567 89"ab';
+	const redactor = createRedactor({ secrets: [SECRET] });
+	const hidden = (text: string) => !redactor.values(text).includes('[redacted]');
+	const bytes = Buffer.from(SECRET, 'utf8');
+
+	it('hides base64 and base64url at each of the three byte alignments, inside longer data', () => {
+		for (const offset of [0, 1, 2]) {
+			const data = Buffer.concat([Buffer.from('xyz'.slice(0, offset)), bytes, Buffer.from('tail')]);
+			for (const encoded of [data.toString('base64'), data.toString('base64url')]) {
+				const text = `data: ${encoded} end`;
+				expect(hidden(text)).toBe(false);
+				// What is left of the base64 around the marker cannot decode to the secret.
+				expect(Buffer.from(redactor.values(text), 'base64').toString('latin1')).not.toContain(
+					SECRET.slice(0, 12),
+				);
+			}
+		}
+	});
+
+	it('hides URL encoding, hex in either case, and JSON escapes, also mixed', () => {
+		const forms = [
+			encodeURIComponent(SECRET),
+			encodeURIComponent(SECRET).toLowerCase().replace(/%2b/g, '%2b'),
+			new URLSearchParams({ q: SECRET }).toString().slice(2),
+			bytes.toString('hex'),
+			bytes.toString('hex').toUpperCase(),
+			JSON.stringify(SECRET).slice(1, -1),
+			[...SECRET].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''),
+			[...SECRET]
+				.map((char, index) =>
+					index % 2 ? `\\u${char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : char,
+				)
+				.join('')
+				.replace('"', '\\"'),
+		];
+		for (const form of forms) {
+			const text = `before ${form} after`;
+			expect(redactor.values(text)).toBe('before [redacted] after');
+		}
+		// As JSON held in text: the escaped form of the secret is what the text holds.
+		expect(redactor.all({ arguments: JSON.stringify({ note: SECRET }) })).toEqual({
+			arguments: '{"note":"[redacted]"}',
+		});
+	});
+
+	it('hides a secret split across adjacent texts, in each of them, and leaves the rest', () => {
+		const cut = 9;
+		expect(
+			redactor.adjacent([`one ${SECRET.slice(0, cut)}`, `${SECRET.slice(cut)} two`, 'three']),
+		).toEqual(['one [redacted]', '[redacted] two', 'three']);
+		const encoded = Buffer.from(SECRET).toString('base64');
+		expect(
+			redactor.adjacent([encoded.slice(0, 5), encoded.slice(5, 20), encoded.slice(20)]),
+		).toEqual(['[redacted]', '[redacted]', expect.not.stringContaining(encoded.slice(20, 28))]);
+		expect(redactor.adjacent(['nothing', 'here'])).toEqual(['nothing', 'here']);
+		expect(createRedactor({ secrets: [] }).adjacent(['a', 'b'])).toEqual(['a', 'b']);
+	});
+
+	it('finds a secret in bytes: raw, as UTF-16, or in any text form; not in other bytes', () => {
+		const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+		const carrying = (inner: Buffer) => Buffer.concat([png, inner, png]);
+		expect(redactor.foundIn(carrying(bytes))).toBe(true);
+		expect(redactor.foundIn(carrying(Buffer.from(SECRET, 'utf16le')))).toBe(true);
+		expect(redactor.foundIn(carrying(Buffer.from(bytes.toString('base64'))))).toBe(true);
+		expect(redactor.foundIn(carrying(Buffer.from(bytes.toString('hex'))))).toBe(true);
+		expect(redactor.foundIn(carrying(Buffer.from('nothing secret')))).toBe(false);
+		expect(redactor.foundIn(png)).toBe(false);
+	});
+
+	it('leaves ordinary text and base64 data alone', () => {
+		const text = 'The sum of 17 and 25 is 42. https://example.com/?q=a+b%20c 0123456789abcdef';
+		expect(redactor.values(text)).toBe(text);
+		const image = Buffer.alloc(100_000, 7).toString('base64');
+		expect(redactor.values(image)).toBe(image);
+	});
+});
+
+describe('redaction at any depth', () => {
+	const deep = (depth: number, leaf: unknown) => {
+		let value: unknown = leaf;
+		for (let level = 0; level < depth; level++) value = level % 2 ? [value] : { inner: value };
+		return value;
+	};
+	const leafOf = (value: unknown): unknown => {
+		let current = value;
+		while (current !== null && typeof current === 'object')
+			current = Array.isArray(current) ? current[0] : (current as { inner: unknown }).inner;
+		return current;
+	};
+
+	it('walks values nested 20,000 deep, where recursion would fail, as JSON.parse accepts them', () => {
+		const SECRET = 'deep-secret-value';
+		const redactor = createRedactor({ secrets: [SECRET], paths: ['*.*.x'] });
+		const value = deep(20_000, `the ${SECRET}`);
+		expect(leafOf(redactor.values(value))).toBe('the [redacted]');
+		expect(leafOf(redactor.all(value))).toBe('the [redacted]');
+		const text = JSON.stringify({ token: 'x' }).replace('"x"', '"' + 'x'.repeat(6) + '"');
+		const nestedText = '['.repeat(20_000) + text + ']'.repeat(20_000);
+		expect(redactor.all(nestedText)).toContain('"token":"[redacted]"');
+	});
+
+	it('keeps a __proto__ key as a key, without touching any prototype', () => {
+		const parsed = JSON.parse('{"__proto__": {"polluted": "secret-value-1"}, "a": 1}');
+		const redacted = createRedactor({ secrets: ['secret-value-1'] }).values(parsed);
+		expect(Object.keys(redacted)).toEqual(['__proto__', 'a']);
+		expect(JSON.stringify(redacted)).toBe('{"__proto__":{"polluted":"[redacted]"},"a":1}');
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+	});
+});
+
 describe('canonical JSON', () => {
 	it('is independent of key order at every depth', () => {
 		expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: 2 } })).toBe(
