@@ -1,6 +1,14 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+	CallCancelledError,
+	CallTimeoutError,
+	ConnectionLostError,
+	MalformedResultError,
+	ResultTooLargeError,
+} from '../mcp/callErrors';
 
-export type CallFailureStatus = 'timeout' | 'cancelled' | 'serverError' | 'connectionLost';
+export type CallFailureStatus =
+	'timeout' | 'cancelled' | 'serverError' | 'connectionLost' | 'resultTooLarge';
 
 export interface CallFailure {
 	status: CallFailureStatus;
@@ -11,20 +19,39 @@ export interface CallFailure {
 /** Turns a failed `tools/call` into words, with the hint that raw `-32000`/`-32001` codes lack. */
 export function describeCallFailure(
 	error: unknown,
-	context: { tool: string; timeoutMs: number; stderrTail: string },
+	context: { tool: string; stderrTail: string },
 ): CallFailure {
-	const { tool, timeoutMs, stderrTail } = context;
+	const { tool, stderrTail } = context;
 	const stderr = stderrTail ? `\nThe server's last output on stderr:\n${stderrTail}` : '';
-	if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+	if (error instanceof CallTimeoutError) {
+		const what =
+			error.limit === 'wait'
+				? `Tool '${tool}' did not answer within ${error.ms} ms (each progress notification restarts that wait), so the call was cancelled.`
+				: `Tool '${tool}' was still running after ${error.ms} ms, the longest a call may take however much progress it reports, so the call was cancelled.`;
+		const server = error.serverAnswers
+			? ''
+			: ' The server did not answer a ping either, so it was stopped; it will be started afresh for the next call.';
 		return {
 			status: 'timeout',
-			text: `Tool '${tool}' did not answer within ${timeoutMs} ms (each progress notification restarts that wait), so the call was cancelled. It may be slow on these arguments; try simpler arguments or another approach.`,
+			text: `${what}${server} It may be slow on these arguments; try simpler arguments or another approach.`,
 		};
 	}
-	if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+	if (error instanceof ConnectionLostError) {
 		return {
 			status: 'connectionLost',
 			text: `The MCP server stopped while running tool '${tool}' (connection closed: it may have crashed), so the call has no result. It will be restarted for the next call.${stderr}`,
+		};
+	}
+	if (error instanceof ResultTooLargeError) {
+		return {
+			status: 'resultTooLarge',
+			text: `Tool '${tool}' returned more than can be passed on: ${error.message}. The result was dropped (the server still runs); ask for less, such as a narrower query or one page.`,
+		};
+	}
+	if (error instanceof MalformedResultError) {
+		return {
+			status: 'serverError',
+			text: `The MCP server answered the call to tool '${tool}' with something that is not a tools/call result: ${error.message}.`,
 		};
 	}
 	if (error instanceof McpError) {
@@ -33,7 +60,10 @@ export function describeCallFailure(
 			text: `The MCP server refused the call to tool '${tool}': ${stripCodePrefix(error.message)} (JSON-RPC error ${error.code}).`,
 		};
 	}
-	if (error instanceof Error && error.name === 'AbortError') {
+	if (
+		error instanceof CallCancelledError ||
+		(error instanceof Error && error.name === 'AbortError')
+	) {
 		return {
 			status: 'cancelled',
 			text: `The call to tool '${tool}' was cancelled before it finished.`,
@@ -46,7 +76,7 @@ export function describeCallFailure(
 	};
 }
 
-/** The SDK prefixes messages with "MCP error -32602: "; the code is reported separately. */
+/** The SDK prefixes messages with "MCP error -32602: " (a server built on it, once more); the code is reported separately. */
 function stripCodePrefix(message: string): string {
-	return message.replace(/^MCP error -?\d+:\s*/, '');
+	return message.replace(/^(MCP error -?\d+:\s*)+/, '');
 }

@@ -57,11 +57,7 @@ export async function runToolCall(
 		message: { role: 'tool', tool_call_id: call.id, content: text, name: call.name, isError: true },
 	});
 	const failure = (error: unknown) =>
-		describeCallFailure(error, {
-			tool: call.name,
-			timeoutMs: context.options.timeoutMs,
-			stderrTail: context.server.stderrTail(),
-		});
+		describeCallFailure(error, { tool: call.name, stderrTail: context.server.stderrTail() });
 	const unchecked: ArgumentCheck['arguments'] = call.arguments ?? call.rawArguments;
 
 	let tool: Tool | undefined;

@@ -2,8 +2,11 @@ import {
 	CallToolResultSchema,
 	ErrorCode,
 	McpError,
+	ResultSchema,
 	ToolListChangedNotificationSchema,
+	ToolSchema,
 	type CallToolResult,
+	type JSONRPCMessage,
 	type GetPromptResult,
 	type Prompt as McpPrompt,
 	type ReadResourceResult,
@@ -12,9 +15,20 @@ import {
 	type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
+import { jsonText } from '../json/stringify';
+import {
+	CallCancelledError,
+	CallTimeoutError,
+	ConnectionLostError,
+	MalformedResultError,
+	ResultTooLargeError,
+} from './callErrors';
 import { connectClient, type ConnectedClient } from './transport';
 import { describeConfig, type McpServerConfig } from './config';
 import type { ElicitationOptions } from './serverRequests';
+import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from './stdioTransport';
 
 export type {
 	CallToolResult,
@@ -33,9 +47,14 @@ export interface ServerIdentity {
 	transport: ConnectedClient['transportName'];
 }
 
-/** How one `tools/call` is made: its timeout (restarted by progress) and its cancellation. */
+/** How one `tools/call` is made: its limits and its cancellation. */
 export interface ToolCallOptions {
+	/** No answer and no progress for this long ends the call; each progress notification restarts the wait. */
 	timeoutMs: number;
+	/** The call ends after this long however much progress the server reports; 0 or absent: no cap. */
+	maxTotalMs?: number;
+	/** A larger result (bytes of its JSON) ends the call with ResultTooLargeError; the connection stays. */
+	maxResultBytes?: number;
 	signal?: AbortSignal;
 	/** How to answer the server if it asks for input (elicitation) during the call; declined by default. */
 	elicitation?: ElicitationOptions;
@@ -44,17 +63,47 @@ export interface ToolCallOptions {
 /** How long closing waits for a server to confirm the end of its HTTP session. */
 const SESSION_END_MS = 2_000;
 
+/** A tool the server listed whose definition breaks the MCP schema: named, never offered nor called. */
+export interface InvalidTool {
+	name: string;
+	reason: string;
+}
+
+export interface ToolListing {
+	tools: McpTool[];
+	invalid: InvalidTool[];
+}
+
 /** Stops a server that keeps answering with a cursor from paging forever. */
 const MAX_PAGES = 100;
 
+/** After a call timed out, a server that does not answer a ping within this long is taken for dead. */
+const PING_TIMEOUT_MS = 5_000;
+
+/** The longest wait a timer takes (about 24 days); the SDK's own wait is left at that. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/** The notifications this client acts on; any other is dropped on arrival. */
+const HANDLED_NOTIFICATIONS = new Set([
+	'notifications/progress',
+	'notifications/cancelled',
+	'notifications/tools/list_changed',
+]);
+/** Past this many handled notifications in a second, a flooding server's are dropped until the next. */
+const MAX_NOTIFICATIONS_PER_SECOND = 1_000;
+
 /**
  * One live session with one MCP server. Knows when it has died (process exit, closed stream,
- * unreachable server) so that the pool can drop it and the next use reconnects.
+ * unreachable server, no answer to a ping after a timeout) so that the pool can drop it and the
+ * next use reconnects. A JSON-RPC error the server sends never counts as its death.
  */
 export class McpConnection {
 	private alive = true;
-	private cachedTools?: Promise<McpTool[]>;
+	private cachedListing?: Promise<ToolListing>;
+	private liveness?: Promise<boolean>;
 	private readonly closeListeners: Array<() => void> = [];
+	/** The result size each call in flight allows: a stdio transport reads messages up to the largest. */
+	private readonly resultLimits = new Set<{ bytes: number }>();
 
 	private constructor(
 		private readonly connected: ConnectedClient,
@@ -63,8 +112,9 @@ export class McpConnection {
 	) {
 		connected.client.onclose = () => this.markDead();
 		connected.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-			this.cachedTools = undefined;
+			this.cachedListing = undefined;
 		});
+		boundNotifications(connected.transport);
 	}
 
 	static async open(config: McpServerConfig, connectTimeoutMs: number): Promise<McpConnection> {
@@ -91,43 +141,81 @@ export class McpConnection {
 		this.closeListeners.push(listener);
 	}
 
-	/** Every page of `tools/list`. `fresh` skips the cache that `notifications/tools/list_changed` clears. */
-	listTools(options: { fresh?: boolean } = {}): Promise<McpTool[]> {
-		if (options.fresh || !this.cachedTools) {
-			const listing = this.guard(() => this.fetchAllTools());
-			listing.catch(() => (this.cachedTools = undefined));
-			this.cachedTools = listing;
+	/** The valid tools of every page of `tools/list`; see `listing` for the invalid ones. */
+	async listTools(options: { fresh?: boolean; timeoutMs?: number } = {}): Promise<McpTool[]> {
+		return (await this.listing(options)).tools;
+	}
+
+	/**
+	 * Every page of `tools/list`, each tool checked on its own: one broken definition costs that
+	 * tool, not the list. `fresh` skips the cache that `notifications/tools/list_changed` clears.
+	 */
+	listing(options: { fresh?: boolean; timeoutMs?: number } = {}): Promise<ToolListing> {
+		if (options.fresh || !this.cachedListing) {
+			const listing = this.guard(() => this.fetchListing(options.timeoutMs));
+			listing.catch(() => (this.cachedListing = undefined));
+			this.cachedListing = listing;
 		}
-		return this.cachedTools;
+		return this.cachedListing;
 	}
 
 	/**
 	 * `tools/call` without the SDK's own outputSchema check: the caller validates structuredContent
-	 * itself so a mismatch becomes an error result instead of a thrown call.
-	 * The timeout restarts on each progress notification.
+	 * itself so a mismatch becomes an error result instead of a thrown call. Fails with one of the
+	 * errors of callErrors.ts, or the McpError the server answered with.
 	 */
-	callTool(
+	async callTool(
 		name: string,
 		args: Record<string, unknown>,
 		options: ToolCallOptions,
 	): Promise<CallToolResult> {
-		return this.guard(() =>
-			this.connected.serverRequests.during(
-				options.elicitation ?? {},
-				() =>
-					this.connected.client.request(
-						{ method: 'tools/call', params: { name, arguments: args } },
-						CallToolResultSchema,
-						{
-							timeout: options.timeoutMs,
-							resetTimeoutOnProgress: true,
-							// A progress handler makes the SDK send a progressToken, which servers need to report progress.
-							onprogress: () => undefined,
-							signal: options.signal,
-						},
-					) as Promise<CallToolResult>,
-			),
-		);
+		if (options.signal?.aborted) throw new CallCancelledError('Cancelled before it was sent');
+		const limit = { bytes: options.maxResultBytes ?? DEFAULT_MAX_MESSAGE_BYTES };
+		this.resultLimits.add(limit);
+		this.readUpTo();
+		// The wait, the total cap and a cancellation all abort the request, each with its own reason.
+		const ending = new AbortController();
+		const end = (reason: 'wait' | 'total' | 'cancelled') => ending.abort(reason);
+		let wait = setTimeout(() => end('wait'), options.timeoutMs);
+		const total = options.maxTotalMs
+			? setTimeout(() => end('total'), options.maxTotalMs)
+			: undefined;
+		const cancel = () => end('cancelled');
+		options.signal?.addEventListener('abort', cancel, { once: true });
+		try {
+			const result = await this.guard(() =>
+				this.connected.serverRequests.during(
+					options.elicitation ?? {},
+					() =>
+						this.connected.client.request(
+							{ method: 'tools/call', params: { name, arguments: args } },
+							CallToolResultSchema,
+							{
+								timeout: NO_SDK_TIMEOUT,
+								// A progress handler makes the SDK send a progressToken, which servers need to report progress.
+								onprogress: () => {
+									clearTimeout(wait);
+									wait = setTimeout(() => end('wait'), options.timeoutMs);
+								},
+								signal: ending.signal,
+							},
+						) as Promise<CallToolResult>,
+				),
+			);
+			checkSize(result, limit.bytes);
+			return result;
+		} catch (error) {
+			throw await this.callFailure(error, ending.signal.reason as string | undefined, {
+				...options,
+				maxResultBytes: limit.bytes,
+			});
+		} finally {
+			clearTimeout(wait);
+			clearTimeout(total);
+			options.signal?.removeEventListener('abort', cancel);
+			this.resultLimits.delete(limit);
+			this.readUpTo();
+		}
 	}
 
 	/** Every page of `resources/list`. */
@@ -177,7 +265,7 @@ export class McpConnection {
 		});
 	}
 
-	/** The server's last stderr lines (stdio only): the usual explanation of a crash. */
+	/** The server's last stderr lines (stdio only), redacted: the usual explanation of a crash. */
 	stderrTail(): string {
 		return this.connected.stderr?.read() ?? '';
 	}
@@ -193,10 +281,70 @@ export class McpConnection {
 		await this.connected.client.close().catch(() => undefined);
 	}
 
-	private fetchAllTools(): Promise<McpTool[]> {
-		return this.allPages('tools/list', (params) =>
-			this.connected.client.listTools(params).then((page) => ({ ...page, items: page.tools })),
-		);
+	private async callFailure(
+		error: unknown,
+		ended: string | undefined,
+		options: ToolCallOptions,
+	): Promise<unknown> {
+		if (error instanceof ConnectionLostError || error instanceof ResultTooLargeError) return error;
+		if (ended === 'cancelled') return new CallCancelledError('Cancelled before it finished');
+		if (ended === 'wait' || ended === 'total') {
+			const ms = ended === 'wait' ? options.timeoutMs : options.maxTotalMs!;
+			return new CallTimeoutError(ended, ms, await this.answersPing());
+		}
+		const oversized =
+			this.connected.transport instanceof StdioTransport
+				? this.connected.transport.oversizedResponse(error)
+				: undefined;
+		if (oversized !== undefined) return tooLarge(oversized, options.maxResultBytes!);
+		if ((error as Error | undefined)?.name === 'ZodError')
+			return new MalformedResultError(zodSummary(error));
+		return error;
+	}
+
+	/**
+	 * Whether the server still answers, asked once however many calls timed out together. One
+	 * that does not is dropped and its process ended: the next call starts it afresh.
+	 */
+	private answersPing(): Promise<boolean> {
+		if (!this.alive) return Promise.resolve(false);
+		this.liveness ??= this.connected.client
+			.ping({ timeout: PING_TIMEOUT_MS })
+			.then(
+				() => true,
+				() => false,
+			)
+			.then((answers) => {
+				if (!answers) void this.close();
+				return answers;
+			})
+			.finally(() => (this.liveness = undefined));
+		return this.liveness;
+	}
+
+	/** A stdio transport reads messages as large as the most generous call in flight allows. */
+	private readUpTo(): void {
+		const { transport } = this.connected;
+		if (!(transport instanceof StdioTransport)) return;
+		const limits = [...this.resultLimits].map((limit) => limit.bytes);
+		transport.maxMessageBytes = Math.max(DEFAULT_MAX_MESSAGE_BYTES, ...limits);
+	}
+
+	private async fetchListing(timeoutMs?: number): Promise<ToolListing> {
+		const raw = await this.allPages('tools/list', async (params) => {
+			const page = await this.connected.client.request(
+				{ method: 'tools/list', ...(params && { params }) },
+				ResultSchema,
+				timeoutMs === undefined ? undefined : { timeout: timeoutMs },
+			);
+			if (!Array.isArray(page.tools))
+				throw new MalformedResultError('The server answered tools/list without a tools array');
+			const nextCursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+			return { items: page.tools as unknown[], nextCursor };
+		});
+		const listing: ToolListing = { tools: [], invalid: [] };
+		for (const tool of raw) addTool(listing, tool);
+		return listing;
 	}
 
 	/** Follows nextCursor to the last page; a server that never stops paging is cut off. */
@@ -212,7 +360,9 @@ export class McpConnection {
 			cursor = result.nextCursor;
 			if (!cursor) return items;
 		}
-		throw new Error(`The server kept returning a nextCursor after ${MAX_PAGES} pages of ${method}`);
+		throw new MalformedResultError(
+			`The server kept returning a nextCursor after ${MAX_PAGES} pages of ${method}`,
+		);
 	}
 
 	private withCapability<T>(
@@ -239,7 +389,11 @@ export class McpConnection {
 		try {
 			return await request();
 		} catch (error) {
-			if (isTransportFailure(error)) void this.close();
+			// The SDK fails the pending requests of a closed transport with its own McpError, of the
+			// code -32000 that servers send too: that the connection closed first tells them apart.
+			if (!this.alive && error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+				throw new ConnectionLostError('The connection closed');
+			if (!this.alive || isTransportFailure(error)) void this.close();
 			throw error;
 		}
 	}
@@ -251,6 +405,74 @@ export class McpConnection {
 	}
 }
 
+/** One tool of a tools/list page, kept when valid; named with the reason when not. */
+function addTool(listing: ToolListing, raw: unknown): void {
+	const rawName = (raw as { name?: unknown } | null)?.name;
+	const name =
+		typeof rawName === 'string'
+			? rawName
+			: `(tool ${listing.tools.length + listing.invalid.length + 1} has no name)`;
+	const parsed = ToolSchema.safeParse(raw);
+	let reason: string | undefined;
+	if (!parsed.success) reason = zodSummary(parsed.error);
+	else if (nestsDeeperThan(parsed.data, MAX_JSON_DEPTH))
+		reason = `its definition nests deeper than ${MAX_JSON_DEPTH} levels`;
+	else if (listing.tools.some((tool) => tool.name === name))
+		reason = 'another tool of the list has the same name (the first is kept)';
+	if (reason) listing.invalid.push({ name, reason });
+	else listing.tools.push(parsed.data as McpTool);
+}
+
+/** Drops the notifications nobody handles, and a flood of those somebody does, as they arrive. */
+function boundNotifications(transport: Transport): void {
+	const deliver = transport.onmessage;
+	if (!deliver) return;
+	let second = 0;
+	let count = 0;
+	transport.onmessage = (message: JSONRPCMessage, extra?: unknown) => {
+		if ('method' in message && !('id' in message)) {
+			if (!HANDLED_NOTIFICATIONS.has(message.method)) return;
+			const now = Math.floor(Date.now() / 1000);
+			if (now !== second) [second, count] = [now, 0];
+			if (++count > MAX_NOTIFICATIONS_PER_SECOND) return;
+		}
+		(deliver as (message: JSONRPCMessage, extra?: unknown) => void)(message, extra);
+	};
+}
+
+function checkSize(result: CallToolResult, maxBytes: number): void {
+	if (nestsDeeperThan(result, MAX_JSON_DEPTH))
+		throw new ResultTooLargeError(
+			`The result nests deeper than ${MAX_JSON_DEPTH} levels, more than can be passed on`,
+		);
+	const bytes = Buffer.byteLength(jsonText(result) ?? '');
+	if (bytes > maxBytes) throw tooLarge(bytes, maxBytes);
+}
+
+function tooLarge(bytes: number, limit: number): ResultTooLargeError {
+	return new ResultTooLargeError(
+		`The result is ${formatBytes(bytes)}, more than the ${formatBytes(limit)} allowed (Max Result Size)`,
+	);
+}
+
+function formatBytes(bytes: number): string {
+	return bytes >= 1024 * 1024
+		? `${(bytes / 1024 / 1024).toFixed(1)} MB`
+		: `${Math.ceil(bytes / 1024)} KB`;
+}
+
+/** The first issues zod found, as `path: message` lines. */
+function zodSummary(error: unknown): string {
+	const issues =
+		(error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues ?? [];
+	return (
+		issues
+			.slice(0, 3)
+			.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+			.join('; ') || String((error as Error).message)
+	);
+}
+
 function withinMs<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<undefined>(
@@ -259,9 +481,19 @@ function withinMs<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
 	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A failure of the wire rather than an answer: not a JSON-RPC error, not a cancellation, not a
+ * result that failed its schema, not one of the failures this client makes up itself.
+ */
 export function isTransportFailure(error: unknown): boolean {
-	if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
-	// A cancelled call or a malformed result leaves the session usable; anything else is the wire failing.
+	if (error instanceof McpError) return false;
 	const name = (error as Error | undefined)?.name;
-	return name !== 'AbortError' && name !== 'ZodError';
+	return ![
+		'AbortError',
+		'ZodError',
+		'CallTimeoutError',
+		'CallCancelledError',
+		'ResultTooLargeError',
+		'MalformedResultError',
+	].includes(name ?? '');
 }

@@ -1,4 +1,5 @@
 export * from './config';
+export * from './callErrors';
 export {
 	McpConnection,
 	isTransportFailure,
@@ -8,11 +9,13 @@ export {
 	type McpPrompt,
 	type McpResource,
 	type McpResourceTemplate,
+	type InvalidTool,
 	type McpTool,
 	type ReadResourceResult,
 	type ServerIdentity,
+	type ToolListing,
 } from './connection';
-export { ConnectionPool, type PoolOptions } from './pool';
+export { ConnectionPool, type PoolOptions, type UseOptions } from './pool';
 export { sharedPool } from './sharedPool';
 export { CLIENT_INFO } from './transport';
 export {

@@ -6,7 +6,19 @@ export interface PoolOptions {
 	maxSize: number;
 	/** An unused connection is closed (its process ended) after this long. */
 	idleTimeoutMs: number;
+	/** How long starting a server may take, unless a use says otherwise. */
 	connectTimeoutMs: number;
+}
+
+export interface UseOptions {
+	/**
+	 * Who shares the connection: uses of one configuration in different scopes get different
+	 * connections (and processes), so a stateful server's data stays within its scope, such as
+	 * one workflow. Absent: one scope for all.
+	 */
+	scope?: string;
+	/** How long starting the server may take, when this use starts it. */
+	connectTimeoutMs?: number;
 }
 
 interface Entry {
@@ -17,8 +29,8 @@ interface Entry {
 }
 
 /**
- * One connection per server configuration, shared by every item, call and execution in this
- * process. Dead connections are dropped and the next use reconnects.
+ * One connection per server configuration and scope, shared by every item, call and execution
+ * in that scope. Dead connections are dropped and the next use reconnects.
  */
 export class ConnectionPool {
 	private readonly entries = new Map<string, Entry>();
@@ -34,9 +46,10 @@ export class ConnectionPool {
 	async use<T>(
 		config: McpServerConfig,
 		work: (connection: McpConnection) => Promise<T>,
+		options: UseOptions = {},
 	): Promise<T> {
-		const key = configKey(config);
-		const entry = await this.acquire(key, config);
+		const key = `${options.scope ?? ''}\n${configKey(config)}`;
+		const entry = await this.acquire(key, config, options.connectTimeoutMs);
 		try {
 			return await work(await entry.connection);
 		} finally {
@@ -63,7 +76,11 @@ export class ConnectionPool {
 		this.pids.clear();
 	}
 
-	private async acquire(key: string, config: McpServerConfig): Promise<Entry> {
+	private async acquire(
+		key: string,
+		config: McpServerConfig,
+		connectTimeoutMs = this.options.connectTimeoutMs,
+	): Promise<Entry> {
 		const existing = this.entries.get(key);
 		if (existing && (await isUsable(existing))) {
 			clearTimeout(existing.idleTimer);
@@ -78,12 +95,12 @@ export class ConnectionPool {
 			clearTimeout(replaced.idleTimer);
 			return replaced;
 		}
-		return this.connect(key, config);
+		return this.connect(key, config, connectTimeoutMs);
 	}
 
-	private connect(key: string, config: McpServerConfig): Entry {
+	private connect(key: string, config: McpServerConfig, connectTimeoutMs: number): Entry {
 		const entry: Entry = {
-			connection: McpConnection.open(config, this.options.connectTimeoutMs),
+			connection: McpConnection.open(config, connectTimeoutMs),
 			users: 1,
 			lastUsed: Date.now(),
 		};

@@ -1,18 +1,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
 	StreamableHTTPClientTransport,
 	StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { HttpServerConfig, McpServerConfig, StdioServerConfig } from './config';
+import { createRedactor } from '../json/redact';
 import { OWN_PACKAGE } from '../util/manifest';
+import {
+	secretsOf,
+	type HttpServerConfig,
+	type McpServerConfig,
+	type StdioServerConfig,
+} from './config';
 import { recoverAuthorization } from './oauth/recovery';
 import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from './outbound';
 import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
+import { StdioTransport } from './stdioTransport';
 
 export const CLIENT_INFO = { name: OWN_PACKAGE.name, version: OWN_PACKAGE.version };
 
@@ -52,35 +58,24 @@ async function connectStdio(
 	config: StdioServerConfig,
 	connectTimeoutMs: number,
 ): Promise<ConnectedClient> {
-	// Unset what the SDK would otherwise inherit (HOME, USER, SHELL...): only the configured
-	// environment plus PATH reaches the child. Node's spawn skips undefined values.
-	const inherited = {
-		HOME: undefined,
-		LOGNAME: undefined,
-		SHELL: undefined,
-		TERM: undefined,
-		USER: undefined,
-	};
-	const transport = new StdioClientTransport({
-		command: config.command,
-		args: config.args,
-		env: { ...inherited, PATH: process.env.PATH ?? '', ...config.env } as unknown as Record<
-			string,
-			string
-		>,
-		cwd: config.cwd || undefined,
-		stderr: 'pipe',
-	});
-	const stderr = new StderrTail();
-	transport.stderr?.on('data', (chunk: Buffer) => stderr.append(chunk));
+	// Only the configured environment plus PATH reaches the child: none of n8n's own variables.
+	const stderr = new StderrTail(createRedactor({ secrets: secretsOf(config) }).all);
+	const transport = new StdioTransport(
+		{
+			command: config.command,
+			args: config.args,
+			env: { PATH: process.env.PATH ?? '', ...config.env },
+			cwd: config.cwd || undefined,
+		},
+		stderr,
+	);
 	try {
 		const connected = await connectOver('stdio', transport, connectTimeoutMs);
-		return { ...connected, stderr, pid: transport.pid ?? undefined };
+		return { ...connected, stderr, pid: transport.pid };
 	} catch (error) {
 		const output = stderr.read();
 		throw new Error(
 			`${(error as Error).message}${output ? `\nThe server's stderr:\n${output}` : ''}`,
-			{ cause: error },
 		);
 	}
 }

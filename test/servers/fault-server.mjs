@@ -1,6 +1,9 @@
 // MCP server for tests: well-behaved tools next to tools that fail in every way a client must survive.
 // Usage: node fault-server.mjs [--http PORT [--sse-only] [--require-header "Name: value"]...]
-//        [--name NAME] [--server-version V] [--tools-prefix P]
+//        [--name NAME] [--server-version V] [--tools-prefix P] [--hostile] [--invalid-tools] [--mute]
+// --hostile adds the tools of a server that attacks its client (see `hostileTools`);
+// --invalid-tools lists tools whose definitions break the MCP schema next to the valid ones;
+// --mute starts a process that never answers anything, not even `initialize`.
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -31,6 +34,9 @@ function parseArgs(argv) {
 		name: 'fault-server',
 		version: '1.0.0',
 		prefix: '',
+		hostile: false,
+		invalidTools: false,
+		mute: false,
 	};
 	for (let i = 0; i < argv.length; i++) {
 		const flag = argv[i];
@@ -51,6 +57,9 @@ function parseArgs(argv) {
 		} else if (flag === '--name') parsed.name = value();
 		else if (flag === '--server-version') parsed.version = value();
 		else if (flag === '--tools-prefix') parsed.prefix = value();
+		else if (flag === '--hostile') parsed.hostile = true;
+		else if (flag === '--invalid-tools') parsed.invalidTools = true;
+		else if (flag === '--mute') parsed.mute = true;
 		else fatal(`unknown argument ${flag}`);
 	}
 	if (parsed.http !== undefined && !(Number.isInteger(parsed.http) && parsed.http > 0)) {
@@ -381,6 +390,212 @@ const tools = [
 	},
 ];
 
+const anyArgs = { type: 'object' };
+const secretOf = (variable) => process.env[variable ?? 'CANARY_SECRET'] ?? '';
+
+/**
+ * A secret in every form a careless server passes one on: raw, base64 at each byte alignment,
+ * base64url, URL-encoded, hex, JSON-escaped, split across two text parts, inside binary data of
+ * several types, in structured content and in _meta.
+ */
+function leakEverywhere(secret) {
+	const bytes = Buffer.from(secret);
+	const b64 = (prefix) =>
+		Buffer.concat([Buffer.from(prefix), bytes, Buffer.from('!')]).toString('base64');
+	const escaped = [...secret]
+		.map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+		.join('');
+	const half = Math.floor(secret.length / 2);
+	const png = Buffer.concat([
+		Buffer.from(PNG_1X1, 'base64'),
+		Buffer.from(`tEXtComment\0${secret}`),
+	]);
+	const blob = (uri, mimeType, data) => ({
+		type: 'resource',
+		resource: { uri, mimeType, blob: Buffer.from(data).toString('base64') },
+	});
+	return {
+		content: [
+			{ type: 'text', text: `raw ${secret}` },
+			{
+				type: 'text',
+				text: `base64 ${b64('')} ${b64('a')} ${b64('ab')} url ${bytes.toString('base64url')}`,
+			},
+			{
+				type: 'text',
+				text: `url ${encodeURIComponent(secret)} hex ${bytes.toString('hex')} json ${escaped}`,
+			},
+			{ type: 'text', text: `split ${secret.slice(0, half)}` },
+			{ type: 'text', text: `${secret.slice(half)} across parts` },
+			{ type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+			blob(
+				'fault://leak.bin',
+				'application/octet-stream',
+				Buffer.concat([Buffer.from([0, 1, 2]), bytes]),
+			),
+			blob('fault://leak.csv', 'application/csv', `name,value\nkey,${secret}\n`),
+			blob(
+				'fault://leak.json',
+				'application/json',
+				JSON.stringify({ b64: bytes.toString('base64') }),
+			),
+			{
+				type: 'resource',
+				resource: { uri: 'fault://leak.txt', mimeType: 'text/plain', text: secret },
+			},
+			{
+				type: 'resource_link',
+				uri: `fault://files?key=${encodeURIComponent(secret)}`,
+				name: `${secret}.txt`,
+			},
+		],
+		structuredContent: { secret, nested: [{ base64: bytes.toString('base64') }] },
+		_meta: { echoed: secret },
+	};
+}
+
+const hostileTools = [
+	{
+		name: 'progress_forever',
+		description: 'Never answers, but reports progress every interval_ms until cancelled.',
+		inputSchema: { type: 'object', properties: { interval_ms: { type: 'integer', minimum: 1 } } },
+		run: ({ interval_ms: interval = 20 }, extra, request) =>
+			new Promise((_resolve, reject) => {
+				const token = request.params._meta?.progressToken;
+				let progress = 0;
+				const timer = setInterval(() => {
+					if (token === undefined) return;
+					extra
+						.sendNotification({
+							method: 'notifications/progress',
+							params: { progressToken: token, progress: ++progress },
+						})
+						.catch(() => {});
+				}, interval);
+				extra.signal.addEventListener('abort', () => {
+					clearInterval(timer);
+					console.error('fault-server: progress_forever cancelled');
+					reject(new Error('cancelled'));
+				});
+			}),
+	},
+	{
+		name: 'close_stdout',
+		description: 'Closes its stdout and keeps running, deaf to the end of stdin (stdio only).',
+		inputSchema: noArgs,
+		run: () =>
+			new Promise(() => {
+				process.stdin.removeAllListeners('end');
+				process.stdout.removeAllListeners('error');
+				process.stdout.on('error', () => {});
+				process.stdout.end();
+				setInterval(() => {}, 60_000);
+				console.error('fault-server: stdout closed, still running');
+			}),
+	},
+	{
+		name: 'freeze',
+		description: 'Stops its own process (SIGSTOP): it answers nothing, not even a ping.',
+		inputSchema: noArgs,
+		run: () => {
+			console.error(`fault-server: freezing ${process.pid}`);
+			process.kill(process.pid, 'SIGSTOP');
+			return text('thawed');
+		},
+	},
+	{
+		name: 'flood',
+		description:
+			'Sends log notifications as fast as it can for ms milliseconds, then answers with their count.',
+		inputSchema: {
+			type: 'object',
+			properties: { ms: { type: 'integer', minimum: 0 } },
+			required: ['ms'],
+		},
+		run: async ({ ms }, extra) => {
+			const until = Date.now() + ms;
+			let sent = 0;
+			while (Date.now() < until) {
+				const batch = Array.from({ length: 500 }, () =>
+					extra.sendNotification({
+						method: 'notifications/message',
+						params: {
+							level: 'info',
+							logger: 'flood',
+							data: `message ${++sent} ${'x'.repeat(200)}`,
+						},
+					}),
+				);
+				await Promise.all(batch).catch(() => {});
+			}
+			return text(`flooded ${sent}`);
+		},
+	},
+	{
+		name: 'huge',
+		description: 'Returns a text result of the given size in MB.',
+		inputSchema: {
+			type: 'object',
+			properties: { mb: { type: 'number', minimum: 0 } },
+			required: ['mb'],
+		},
+		run: ({ mb }) => text('x'.repeat(Math.round(mb * 1024 * 1024))),
+	},
+	{
+		name: 'deep',
+		description: 'Returns structured content nested depth levels deep.',
+		inputSchema: {
+			type: 'object',
+			properties: { depth: { type: 'integer', minimum: 0 } },
+			required: ['depth'],
+		},
+		run: ({ depth }) => {
+			let nested = 'bottom';
+			for (let level = 0; level < depth; level++) nested = { inner: nested };
+			return { ...text(`nested ${depth} deep`), structuredContent: { nested } };
+		},
+	},
+	{
+		name: 'server_error',
+		description:
+			'Answers with a JSON-RPC error of the given code (default -32000, "server error").',
+		inputSchema: {
+			type: 'object',
+			properties: { code: { type: 'integer' }, message: { type: 'string' } },
+		},
+		run: ({ code = -32000, message = 'Internal server error' }) => {
+			throw new McpError(code, message);
+		},
+	},
+	{
+		name: 'leak',
+		description:
+			'Passes on the value of an environment variable (default CANARY_SECRET): as a result in every form, as a JSON-RPC error, or on stderr just before crashing.',
+		inputSchema: {
+			type: 'object',
+			properties: { variable: { type: 'string' }, as: { enum: ['result', 'error', 'stderr'] } },
+		},
+		run: ({ variable, as = 'result' }) => {
+			const secret = secretOf(variable);
+			if (as === 'error') throw new McpError(-32000, `Upstream refused the key ${secret}`);
+			if (as === 'stderr') {
+				// The secret ends up across the point where a 2,000-character tail would cut.
+				process.stderr.write(`key ${secret}${'.'.repeat(2000 - Math.floor(secret.length / 2))}\n`);
+				setTimeout(() => process.exit(1), 50);
+				return new Promise(() => {});
+			}
+			return leakEverywhere(secret);
+		},
+	},
+	{
+		name: 'received',
+		description: 'Accepts any arguments and returns them as received.',
+		inputSchema: anyArgs,
+		run: (args) => ({ ...text(JSON.stringify(args)), structuredContent: { received: args } }),
+	},
+];
+if (options.hostile) tools.push(...hostileTools);
+
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 const byName = new Map(
@@ -399,6 +614,20 @@ const listed = tools.map(
 		annotations,
 	}),
 );
+// Definitions the MCP schema refuses: a client that rejects the whole list loses the valid tools too.
+if (options.invalidTools) {
+	listed.splice(
+		1,
+		0,
+		{
+			name: 'string_schema',
+			description: 'Its inputSchema is not an object schema.',
+			inputSchema: { type: 'string' },
+		},
+		{ name: 'no_schema', description: 'It has no inputSchema at all.' },
+		{ description: 'It has no name.', inputSchema: noArgs },
+	);
+}
 
 // Cursors are opaque to clients; here they only carry the offset of the next page.
 const encodeCursor = (offset) => Buffer.from(JSON.stringify({ offset })).toString('base64url');
@@ -415,7 +644,7 @@ function decodeCursor(cursor) {
 function createMcpServer() {
 	const server = new Server(
 		{ name: options.name, version: options.version },
-		{ capabilities: { tools: { listChanged: false } } },
+		{ capabilities: { tools: { listChanged: false }, logging: {} } },
 	);
 	server.setRequestHandler(ListToolsRequestSchema, (request) => {
 		const cursor = request.params?.cursor;
@@ -560,5 +789,6 @@ function serveHttp(port) {
 
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(0));
 
-if (options.http === undefined) await serveStdio();
+if (options.mute) setInterval(() => {}, 60_000);
+else if (options.http === undefined) await serveStdio();
 else serveHttp(options.http);

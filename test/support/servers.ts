@@ -24,6 +24,12 @@ export interface FaultServerOptions {
 	serverVersion?: string;
 	/** Put before every tool name, e.g. 'beta_' gives beta_echo. */
 	toolsPrefix?: string;
+	/** Also the tools of a server that attacks its client (progress forever, floods, leaks...). */
+	hostile?: boolean;
+	/** List tools whose definitions break the MCP schema among the valid ones. */
+	invalidTools?: boolean;
+	/** Start a process that never answers, not even `initialize`. */
+	mute?: boolean;
 }
 
 export interface FaultHttpOptions extends FaultServerOptions {
@@ -75,6 +81,9 @@ export function faultServerArgs(options: FaultHttpOptions = {}): string[] {
 	if (options.name !== undefined) args.push('--name', options.name);
 	if (options.serverVersion !== undefined) args.push('--server-version', options.serverVersion);
 	if (options.toolsPrefix !== undefined) args.push('--tools-prefix', options.toolsPrefix);
+	if (options.hostile) args.push('--hostile');
+	if (options.invalidTools) args.push('--invalid-tools');
+	if (options.mute) args.push('--mute');
 	if (options.sseOnly) args.push('--sse-only');
 	for (const [header, value] of Object.entries(options.requireHeaders ?? {})) {
 		args.push('--require-header', `${header}: ${value}`);

@@ -1,0 +1,39 @@
+/**
+ * How a `tools/call` can fail on the client's side, as McpConnection reports it. A JSON-RPC error
+ * the server sent stays the SDK's McpError (whatever its code, -32000 included): that is the
+ * tool's failure, the connection is fine.
+ */
+
+/** The connection is gone (the transport closed, the process ended, the server unreachable). */
+export class ConnectionLostError extends Error {
+	override name = 'ConnectionLostError';
+}
+
+/** No answer in time; a ping afterwards told whether the server still answers (if not, it was dropped). */
+export class CallTimeoutError extends Error {
+	override name = 'CallTimeoutError';
+
+	constructor(
+		/** `wait`: no answer nor progress within the timeout; `total`: Max Total Time reached despite progress. */
+		readonly limit: 'wait' | 'total',
+		readonly ms: number,
+		readonly serverAnswers: boolean,
+	) {
+		super(`No answer within ${ms} ms (${limit})`);
+	}
+}
+
+/** The call was cancelled (the execution stopped) before it finished. */
+export class CallCancelledError extends Error {
+	override name = 'CallCancelledError';
+}
+
+/** The result is more than this client takes: too many bytes, or nested too deep. The connection lives on. */
+export class ResultTooLargeError extends Error {
+	override name = 'ResultTooLargeError';
+}
+
+/** The server answered with something that is not a tools/call result. The connection lives on. */
+export class MalformedResultError extends Error {
+	override name = 'MalformedResultError';
+}

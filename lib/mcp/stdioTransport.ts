@@ -1,0 +1,188 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import spawn from 'cross-spawn';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+	ErrorCode,
+	JSONRPCMessageSchema,
+	McpError,
+	type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
+import { LineReader, type SkippedLine } from './lineReader';
+import { StderrTail } from './stderrTail';
+
+export interface StdioProcess {
+	command: string;
+	args: string[];
+	/** The child's whole environment. */
+	env: Record<string, string>;
+	cwd?: string;
+}
+
+/** A response longer than this is not read: the call ends with an error, the connection lives on. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** How long closing waits for the server to exit by itself, then after SIGTERM, before SIGKILL. */
+const EXIT_GRACE_MS = 2_000;
+
+/**
+ * MCP over a child process's stdin and stdout, one JSON-RPC message per line. Unlike the SDK's
+ * transport it reads a line of any length without holding it (an oversized response is answered
+ * with an error for its request, the connection kept), takes a closed stdout for a closed
+ * connection even while the process runs on, and ends a process that ignores SIGTERM.
+ */
+export class StdioTransport implements Transport {
+	onclose?: () => void;
+	onerror?: (error: Error) => void;
+	onmessage?: (message: JSONRPCMessage) => void;
+	/** The largest message read; the connection raises it while a call allows more. */
+	maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+
+	private child?: ChildProcess;
+	private closed = false;
+	/** Marks the errors this transport makes up, so they are never taken for the server's. */
+	private readonly origin = randomUUID();
+
+	constructor(
+		private readonly server: StdioProcess,
+		readonly stderr: StderrTail,
+	) {}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	start(): Promise<void> {
+		if (this.child) throw new Error('The server process was already started');
+		return new Promise((resolve, reject) => {
+			const child = spawn(this.server.command, this.server.args, {
+				env: this.server.env,
+				cwd: this.server.cwd,
+				stdio: ['pipe', 'pipe', 'pipe'],
+				windowsHide: true,
+			});
+			this.child = child;
+			const reader = new LineReader(
+				() => this.maxMessageBytes,
+				(line) => this.receive(line),
+				(skipped) => this.answerSkipped(skipped),
+			);
+			child.once('spawn', () => resolve());
+			child.once('error', (error) => {
+				reject(error);
+				this.onerror?.(error);
+				this.markClosed();
+			});
+			child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
+			// A server whose stdout ended can answer nothing more, whether or not its process runs on.
+			child.stdout!.once('close', () => void this.close());
+			child.stderr!.on('data', (chunk: Buffer) => this.stderr.append(chunk));
+			child.stdin!.on('error', (error) => this.onerror?.(error));
+		});
+	}
+
+	async send(message: JSONRPCMessage): Promise<void> {
+		const stdin = this.child?.stdin;
+		if (this.closed || !stdin?.writable) throw new Error('Not connected');
+		if (stdin.write(`${JSON.stringify(message)}\n`)) return;
+		await new Promise<void>((resolve, reject) => {
+			const done = (error?: Error) => {
+				stdin.off('drain', done);
+				stdin.off('close', closedEarly);
+				if (error) reject(error);
+				else resolve();
+			};
+			const closedEarly = () => done(new Error('Not connected'));
+			stdin.once('drain', done);
+			stdin.once('close', closedEarly);
+		});
+	}
+
+	/** Ends the server: stdin closed, then SIGTERM, then SIGKILL for one that will not stop. */
+	async close(): Promise<void> {
+		const child = this.child;
+		this.markClosed();
+		if (!child || hasExited(child)) return;
+		child.stdin?.end();
+		for (const signal of [undefined, 'SIGTERM', 'SIGKILL'] as const) {
+			if (signal) child.kill(signal);
+			if (await exitWithin(child, EXIT_GRACE_MS)) return;
+		}
+	}
+
+	/** The size in bytes of a response this transport refused to read, when `error` is that refusal. */
+	oversizedResponse(error: unknown): number | undefined {
+		const data = error instanceof McpError ? (error.data as Record<string, unknown>) : undefined;
+		return data?.origin === this.origin ? (data.bytes as number) : undefined;
+	}
+
+	private receive(line: string): void {
+		let message: JSONRPCMessage;
+		try {
+			message = JSONRPCMessageSchema.parse(JSON.parse(line));
+		} catch (error) {
+			// A log line on stdout is a server's mistake, not the end of the connection.
+			this.onerror?.(error as Error);
+			return;
+		}
+		this.onmessage?.(message);
+	}
+
+	/** A response too large to read still ends its request: with an error, at once. */
+	private answerSkipped({ bytes, head, tail }: SkippedLine): void {
+		const id = isRequestOrNotification(head) ? undefined : responseId(head, tail);
+		if (id === undefined) {
+			this.onerror?.(new Error(`Skipped a ${bytes}-byte message that names no request`));
+			return;
+		}
+		const limit = this.maxMessageBytes;
+		this.onmessage?.({
+			jsonrpc: '2.0',
+			id,
+			error: {
+				code: ErrorCode.InternalError,
+				message: `The response is ${bytes} bytes, more than the ${limit} read`,
+				data: { origin: this.origin, bytes },
+			},
+		});
+	}
+
+	private markClosed(): void {
+		if (this.closed) return;
+		this.closed = true;
+		this.onclose?.();
+	}
+}
+
+/** The id of a JSON-RPC response from its first or last bytes: `{"jsonrpc":"2.0","id":7,...` or `...,"id":7}`. */
+function responseId(head: string, tail: string): string | number | undefined {
+	const leading =
+		/^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(head);
+	const trailing =
+		/"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/.exec(tail);
+	const found = (leading ?? trailing)?.[1];
+	return found === undefined ? undefined : (JSON.parse(found) as string | number);
+}
+
+/** A method before any nested object: the line is a request or a notification, whose id is not ours. */
+function isRequestOrNotification(head: string): boolean {
+	return /^\s*\{[^{]*"method"\s*:/.test(head);
+}
+
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+function exitWithin(child: ChildProcess, ms: number): Promise<boolean> {
+	if (hasExited(child)) return Promise.resolve(true);
+	return new Promise((resolve) => {
+		const timer = setTimeout(() => {
+			child.off('exit', exited);
+			resolve(false);
+		}, ms);
+		timer.unref();
+		const exited = () => {
+			clearTimeout(timer);
+			resolve(true);
+		};
+		child.once('exit', exited);
+	});
+}

@@ -1,0 +1,317 @@
+/**
+ * The connection layer against servers that misbehave on purpose (the fault server's --hostile
+ * tools), each a real process: no hang, no healthy server killed, no dead one kept.
+ */
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+	CallTimeoutError,
+	ConnectionLostError,
+	ConnectionPool,
+	McpConnection,
+	ResultTooLargeError,
+	type ToolCallOptions,
+	type McpServerConfig,
+} from '../../lib/mcp';
+import { describeCallFailure } from '../../lib/execution/failures';
+import {
+	childEnv,
+	faultStdio,
+	isProcessAlive,
+	listTestServerProcesses,
+	RUN_ID_VARIABLE,
+	stopAllServers,
+} from '../support/servers';
+
+const SECRET = 'hostile-7c2e91f04ab3';
+const hostile = (name = 'hostile') => ({
+	...faultStdio({ name, hostile: true }),
+	env: childEnv({ CANARY_SECRET: SECRET }),
+});
+
+const pools: ConnectionPool[] = [];
+const newPool = () => {
+	const pool = new ConnectionPool({ maxSize: 8, idleTimeoutMs: 60_000, connectTimeoutMs: 30_000 });
+	pools.push(pool);
+	return pool;
+};
+afterAll(async () => {
+	await Promise.all(pools.map((pool) => pool.closeAll()));
+	await stopAllServers();
+});
+
+async function waitUntil(condition: () => boolean, what: string, ms = 15_000) {
+	for (let waited = 0; !condition(); waited += 25) {
+		if (waited > ms) throw new Error(`Timed out waiting until ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 25));
+	}
+}
+
+/** The failure of one call, with the connection it ran on. */
+async function failureOf(
+	pool: ConnectionPool,
+	config: McpServerConfig,
+	tool: string,
+	args: Record<string, unknown>,
+	options: ToolCallOptions,
+) {
+	return pool.use(config, async (connection) => {
+		const error = await connection.callTool(tool, args, options).then(
+			() => {
+				throw new Error(`${tool} answered`);
+			},
+			(failure: unknown) => failure,
+		);
+		return { error, connection, pid: connection.pid! };
+	});
+}
+
+const pidOf = (pool: ConnectionPool, config: McpServerConfig) =>
+	pool.use(config, async (connection) => connection.pid!);
+
+describe('a hostile MCP server', () => {
+	it('sending a -32000 JSON-RPC error gets a tool error; the connection and its process live on', async () => {
+		const pool = newPool();
+		const config = hostile('server-error');
+		const { error, connection, pid } = await failureOf(
+			pool,
+			config,
+			'server_error',
+			{ message: 'database is down' },
+			{ timeoutMs: 5_000 },
+		);
+		expect(error).toBeInstanceOf(McpError);
+		expect(describeCallFailure(error, { tool: 'server_error', stderrTail: '' })).toEqual({
+			status: 'serverError',
+			text: "The MCP server refused the call to tool 'server_error': database is down (JSON-RPC error -32000).",
+		});
+		expect(connection.isAlive).toBe(true);
+		expect(await pidOf(pool, config)).toBe(pid);
+	});
+
+	it('reporting progress forever is stopped at the total cap, cancelled at the server, and kept', async () => {
+		const pool = newPool();
+		const config = hostile('progress');
+		const started = Date.now();
+		const { error, connection, pid } = await failureOf(
+			pool,
+			config,
+			'progress_forever',
+			{ interval_ms: 20 },
+			{ timeoutMs: 300, maxTotalMs: 1_500 },
+		);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+		expect(Date.now() - started).toBeLessThan(8_000);
+		expect(error).toMatchObject({ limit: 'total', ms: 1_500, serverAnswers: true });
+		expect(describeCallFailure(error, { tool: 'progress_forever', stderrTail: '' })).toMatchObject({
+			status: 'timeout',
+			text: expect.stringContaining(
+				"Tool 'progress_forever' was still running after 1500 ms, the longest a call may take however much progress it reports",
+			),
+		});
+		await waitUntil(
+			() => connection.stderrTail().includes('progress_forever cancelled'),
+			'the server hears of the cancellation',
+		);
+		expect(await pidOf(pool, config)).toBe(pid);
+	});
+
+	it('timing out while still answering pings is kept: a slow tool is not a dead server', async () => {
+		const pool = newPool();
+		const config = hostile('slow-but-alive');
+		const { error, connection, pid } = await failureOf(
+			pool,
+			config,
+			'hang',
+			{},
+			{ timeoutMs: 300 },
+		);
+		expect(error).toBeInstanceOf(CallTimeoutError);
+		expect(error).toMatchObject({ limit: 'wait', ms: 300, serverAnswers: true });
+		expect(connection.isAlive).toBe(true);
+		expect(await pidOf(pool, config)).toBe(pid);
+	});
+
+	it('closing its stdout but running on is a lost connection at once; its process is ended', async () => {
+		const pool = newPool();
+		const config = hostile('deaf');
+		const started = Date.now();
+		const { error, pid } = await failureOf(pool, config, 'close_stdout', {}, { timeoutMs: 30_000 });
+		expect(Date.now() - started).toBeLessThan(10_000);
+		expect(error).toBeInstanceOf(ConnectionLostError);
+		await waitUntil(() => !isProcessAlive(pid), 'the stubborn process is ended');
+		const next = await pidOf(pool, config);
+		expect(next).not.toBe(pid);
+		expect(
+			await pool.use(config, (connection) =>
+				connection.callTool('echo', { text: 'back' }, { timeoutMs: 5_000 }),
+			),
+		).toMatchObject({ content: [{ type: 'text', text: 'back' }] });
+	});
+
+	it('freezing is found by the ping after a timeout: dropped, its process killed, the next call reconnects', async () => {
+		const pool = newPool();
+		const config = hostile('frozen');
+		const { error, connection, pid } = await failureOf(
+			pool,
+			config,
+			'freeze',
+			{},
+			{ timeoutMs: 500 },
+		);
+		expect(error).toMatchObject({ limit: 'wait', serverAnswers: false });
+		expect(describeCallFailure(error, { tool: 'freeze', stderrTail: '' }).text).toContain(
+			'The server did not answer a ping either, so it was stopped; it will be started afresh for the next call.',
+		);
+		expect(connection.isAlive).toBe(false);
+		// A stopped process ignores SIGTERM; only SIGKILL ends it.
+		await waitUntil(() => !isProcessAlive(pid), 'the frozen process is killed');
+		const next = await pidOf(pool, config);
+		expect(next).not.toBe(pid);
+	});
+
+	it('answering with 50 MB ends that call as too large without reading it; the connection stays', async () => {
+		const pool = newPool();
+		const config = hostile('huge');
+		const { error, connection, pid } = await failureOf(
+			pool,
+			config,
+			'huge',
+			{ mb: 50 },
+			{ timeoutMs: 30_000, maxResultBytes: 1024 * 1024 },
+		);
+		expect(error).toBeInstanceOf(ResultTooLargeError);
+		expect(describeCallFailure(error, { tool: 'huge', stderrTail: '' })).toEqual({
+			status: 'resultTooLarge',
+			text: expect.stringMatching(
+				/^Tool 'huge' returned more than can be passed on: The result is 50\.0 MB, more than the 1\.0 MB allowed \(Max Result Size\)\. The result was dropped/,
+			),
+		});
+		expect(connection.isAlive).toBe(true);
+		expect(await pidOf(pool, config)).toBe(pid);
+
+		// Under the transport's limit, the call's own limit still holds; above it, a larger limit reads more.
+		const small = await failureOf(
+			pool,
+			config,
+			'huge',
+			{ mb: 2 },
+			{ timeoutMs: 30_000, maxResultBytes: 1024 * 1024 },
+		);
+		expect((small.error as Error).message).toBe(
+			'The result is 2.0 MB, more than the 1.0 MB allowed (Max Result Size)',
+		);
+		const large = await pool.use(config, (current) =>
+			current.callTool('huge', { mb: 12 }, { timeoutMs: 30_000, maxResultBytes: 16 * 1024 * 1024 }),
+		);
+		expect((large.content[0] as { text: string }).text).toHaveLength(12 * 1024 * 1024);
+	});
+
+	it('nesting its result deeper than can be passed on ends that call, not the connection', async () => {
+		const pool = newPool();
+		const config = hostile('deep');
+		const { error, connection } = await failureOf(
+			pool,
+			config,
+			'deep',
+			{ depth: 3_000 },
+			{ timeoutMs: 10_000 },
+		);
+		expect(error).toBeInstanceOf(ResultTooLargeError);
+		expect((error as Error).message).toBe(
+			'The result nests deeper than 1000 levels, more than can be passed on',
+		);
+		expect(connection.isAlive).toBe(true);
+		const fine = await connection.callTool('deep', { depth: 900 }, { timeoutMs: 10_000 });
+		expect(fine.structuredContent).toBeDefined();
+	});
+
+	it('flooding notifications costs neither the call nor memory', async () => {
+		const pool = newPool();
+		const config = hostile('flood');
+		await pidOf(pool, config);
+		const rssBefore = process.memoryUsage().rss;
+		let peak = rssBefore;
+		const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+		const result = await pool
+			.use(config, (connection) =>
+				connection.callTool('flood', { ms: 2_000 }, { timeoutMs: 30_000 }),
+			)
+			.finally(() => clearInterval(sampler));
+		const sent = Number(/flooded (\d+)/.exec((result.content[0] as { text: string }).text)![1]);
+		expect(sent).toBeGreaterThan(5_000);
+		expect(peak - rssBefore).toBeLessThan(80 * 1024 * 1024);
+	});
+
+	it('listing invalid tools costs those tools only, each named with the reason', async () => {
+		const connection = await McpConnection.open(
+			faultStdio({ name: 'invalid', invalidTools: true }),
+			30_000,
+		);
+		try {
+			const { tools, invalid } = await connection.listing();
+			expect(tools.map((tool) => tool.name)).toEqual(
+				expect.arrayContaining(['echo', 'add', 'math.mul', 'headers']),
+			);
+			expect(tools).toHaveLength(16);
+			expect(invalid).toEqual([
+				{ name: 'string_schema', reason: expect.stringContaining('inputSchema.type') },
+				{ name: 'no_schema', reason: expect.stringContaining('inputSchema') },
+				{ name: '(tool 4 has no name)', reason: expect.stringContaining('name') },
+			]);
+			expect(await connection.listTools()).toEqual(tools);
+		} finally {
+			await connection.close();
+		}
+	});
+
+	it('printing a secret on stderr before crashing shows none of it in the tail, however it is cut', async () => {
+		const pool = newPool();
+		const config = hostile('stderr');
+		const { error, connection } = await failureOf(
+			pool,
+			config,
+			'leak',
+			{ as: 'stderr' },
+			{ timeoutMs: 10_000 },
+		);
+		expect(error).toBeInstanceOf(ConnectionLostError);
+		const tail = connection.stderrTail();
+		expect(tail.length).toBeGreaterThan(1_500);
+		for (let start = 0; start + 6 <= SECRET.length; start++)
+			expect(tail).not.toContain(SECRET.slice(start, start + 6));
+	});
+});
+
+describe('starting a server', () => {
+	it('gives up after the connect timeout the use asks for, and ends the process', async () => {
+		const pool = newPool();
+		const mute = faultStdio({ name: 'mute', mute: true });
+		const running = () =>
+			listTestServerProcesses().filter(
+				({ command, runId }) =>
+					command.includes('--mute') && runId === process.env[RUN_ID_VARIABLE],
+			);
+		const started = Date.now();
+		const attempt = pool.use(mute, async () => 'connected', { connectTimeoutMs: 400 });
+		await waitUntil(() => running().length === 1, 'the server process runs');
+		await expect(attempt).rejects.toThrow(/timed out/i);
+		expect(Date.now() - started).toBeLessThan(6_000);
+		expect(pool.size).toBe(0);
+		await waitUntil(() => running().length === 0, 'the mute process is ended');
+	});
+
+	it('gives each scope its own process for one configuration', async () => {
+		const pool = newPool();
+		const config = faultStdio({ name: 'scoped' });
+		const inScope = (scope: string) =>
+			pool.use(config, async (connection) => connection.pid!, { scope });
+		const [a, b, a2] = [
+			await inScope('workflow-a'),
+			await inScope('workflow-b'),
+			await inScope('workflow-a'),
+		];
+		expect(a).not.toBe(b);
+		expect(a2).toBe(a);
+		expect(await pool.use(config, async (connection) => connection.pid!)).not.toBe(a);
+	});
+});
