@@ -1,5 +1,7 @@
 import type { TraceEntry } from '../conversation/types';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import type { Redactor } from '../json/redact';
+import { jsonText } from '../json/stringify';
 
 /** The steps of one tool-calling round trip, in the order they happen (docs/trace.md). */
 export type TraceStep =
@@ -28,7 +30,8 @@ export interface StepTiming {
 
 /**
  * One trace entry: redacted before it exists, its payload measured, and left out (with the
- * reason) when the policy says so. `details` are the step's metadata, always kept.
+ * reason) when the policy says so or when it nests too deep to be stored. `details` are the
+ * step's metadata, always kept.
  */
 export function traceEntry(
 	step: TraceStep,
@@ -38,6 +41,7 @@ export function traceEntry(
 	policy: TracePolicy,
 	replayed = false,
 ): TraceEntry {
+	const tooDeep = payload !== undefined && nestsDeeperThan(payload);
 	// Redacted whole, so the Redact Paths name keys of the entry: `payload.arguments.ssn`.
 	const entry = policy.redactor.all({
 		step,
@@ -47,10 +51,11 @@ export function traceEntry(
 		...(timing.durationMs !== undefined && { durationMs: timing.durationMs }),
 		...details,
 		...(replayed && { replayed: true }),
-		...(payload !== undefined && { payload }),
+		...(payload !== undefined && !tooDeep && { payload }),
 	}) as TraceEntry;
+	if (tooDeep) return { ...entry, payloadOmitted: `nested deeper than ${MAX_JSON_DEPTH} levels` };
 	if (payload === undefined) return entry;
-	const bytes = new TextEncoder().encode(JSON.stringify(entry.payload)).length;
+	const bytes = Buffer.byteLength(jsonText(entry.payload) ?? '');
 	const { payload: kept, ...metadata } = entry;
 	if (policy.payloads === 'metadata')
 		return { ...metadata, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
