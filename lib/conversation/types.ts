@@ -127,4 +127,6 @@ export interface Conversation {
 	rounds?: number;
 	/** Why the conversation ended, when it did not end with an answer. */
 	stopReason?: string;
+	/** What a node saw that the workflow's author should know, such as tools a server listed with invalid definitions. */
+	warnings?: string[];
 }

@@ -1,9 +1,11 @@
 import { parseToolArguments } from '../conversation/arguments';
 import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
+import type { Redactor } from '../json/redact';
 import type { CallToolResult, ToolCallOptions } from '../mcp/connection';
 import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
 import { ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
+import { redactResult } from './redactResult';
 import { toToolMessage, type BinaryStore } from './resultMessage';
 import { RecordedFailure, type ToolServer } from './toolServer';
 
@@ -38,6 +40,8 @@ export interface CallContext {
 	validator: SchemaValidator;
 	storeBinary: BinaryStore;
 	options: ToolCallOptions;
+	/** Takes the credential secrets out of each result as it arrives, before anything reads it. */
+	redactor: Redactor;
 }
 
 /**
@@ -102,11 +106,9 @@ export async function runToolCall(
 	const startedAt = Date.now();
 	let result: CallToolResult;
 	try {
-		result = await context.server.callTool(
-			tool.mcpName ?? tool.name,
-			args,
-			context.options,
-			call.id,
+		result = redactResult(
+			await context.server.callTool(tool.mcpName ?? tool.name, args, context.options, call.id),
+			context.redactor,
 		);
 	} catch (error) {
 		// A dry run that no longer matches its recording is the run's failure, not the tool's.

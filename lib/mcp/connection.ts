@@ -99,11 +99,14 @@ const MAX_NOTIFICATIONS_PER_SECOND = 1_000;
  */
 export class McpConnection {
 	private alive = true;
+	private closing?: Promise<void>;
 	private cachedListing?: Promise<ToolListing>;
 	private liveness?: Promise<boolean>;
 	private readonly closeListeners: Array<() => void> = [];
 	/** The result size each call in flight allows: a stdio transport reads messages up to the largest. */
 	private readonly resultLimits = new Set<{ bytes: number }>();
+	/** It did not answer a ping after a timeout. */
+	private unresponsive = false;
 
 	private constructor(
 		private readonly connected: ConnectedClient,
@@ -270,7 +273,18 @@ export class McpConnection {
 		return this.connected.stderr?.read() ?? '';
 	}
 
-	async close(): Promise<void> {
+	/** Ends the session and its server process; resolves once the process is gone. */
+	close(): Promise<void> {
+		if (!this.closing) {
+			// Known before ending starts: the close listeners it calls may ask for it again.
+			let ended!: () => void;
+			this.closing = new Promise<void>((resolve) => (ended = resolve));
+			void this.end().finally(ended);
+		}
+		return this.closing;
+	}
+
+	private async end(): Promise<void> {
 		const wasAlive = this.alive;
 		this.markDead();
 		// A Streamable HTTP session is ended explicitly (DELETE), so a stateful server frees it now.
@@ -278,6 +292,8 @@ export class McpConnection {
 		if (wasAlive && transport instanceof StreamableHTTPClientTransport && transport.sessionId) {
 			await withinMs(SESSION_END_MS, transport.terminateSession()).catch(() => undefined);
 		}
+		// A server that stopped answering is killed outright; others get to stop by themselves.
+		if (this.unresponsive && transport instanceof StdioTransport) await transport.kill();
 		await this.connected.client.close().catch(() => undefined);
 	}
 
@@ -315,7 +331,10 @@ export class McpConnection {
 				() => false,
 			)
 			.then((answers) => {
-				if (!answers) void this.close();
+				if (!answers) {
+					this.unresponsive = true;
+					void this.close();
+				}
 				return answers;
 			})
 			.finally(() => (this.liveness = undefined));

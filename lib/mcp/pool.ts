@@ -110,8 +110,9 @@ export class ConnectionPool {
 				const { pid } = connection;
 				if (pid !== undefined) this.pids.add(pid);
 				connection.onClose(() => {
-					if (pid !== undefined) this.pids.delete(pid);
 					this.forget(key, entry);
+					// Known until its process is gone, so process exit can still end a slow one.
+					void connection.close().finally(() => pid !== undefined && this.pids.delete(pid));
 				});
 			},
 			() => this.forget(key, entry),

@@ -100,11 +100,20 @@ export class StdioTransport implements Transport {
 
 	/** Ends the server: stdin closed, then SIGTERM, then SIGKILL for one that will not stop. */
 	async close(): Promise<void> {
+		await this.end([undefined, 'SIGTERM', 'SIGKILL']);
+	}
+
+	/** Ends a server that no longer answers at once: it would not stop politely either. */
+	async kill(): Promise<void> {
+		await this.end(['SIGKILL']);
+	}
+
+	private async end(steps: ReadonlyArray<NodeJS.Signals | undefined>): Promise<void> {
 		const child = this.child;
 		this.markClosed();
 		if (!child || hasExited(child)) return;
 		child.stdin?.end();
-		for (const signal of [undefined, 'SIGTERM', 'SIGKILL'] as const) {
+		for (const signal of steps) {
 			if (signal) child.kill(signal);
 			if (await exitWithin(child, EXIT_GRACE_MS)) return;
 		}

@@ -4,6 +4,8 @@ import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 
 const show = (operation: string[]) => ({ show: { operation } });
+/** Inside the Options collection: settings of tool calls only. */
+const callsOnly = { show: { '/operation': ['executeToolCalls', 'callTool'] } };
 
 export const properties: INodeProperties[] = [
 	{
@@ -152,7 +154,6 @@ export const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		displayOptions: show(['executeToolCalls', 'callTool']),
 		options: [
 			{
 				displayName: 'Timeout (Ms)',
@@ -161,7 +162,27 @@ export const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: 60000,
 				description:
-					'How long one tool call may take. Each progress notification from the server restarts the wait.',
+					'How long starting the server, listing its tools or one tool call may take without an answer. Each progress notification from the server restarts the wait of a call.',
+			},
+			{
+				displayName: 'Max Total Time (Ms)',
+				name: 'maxTotalMs',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 300000,
+				description:
+					'The longest one tool call may take, however much progress the server reports. 0: no limit.',
+				displayOptions: callsOnly,
+			},
+			{
+				displayName: 'Max Result Size (MB)',
+				name: 'maxResultMb',
+				type: 'number',
+				typeOptions: { minValue: 0.001, numberPrecision: 3 },
+				default: 10,
+				description:
+					'A larger tool result is dropped (status resultTooLarge) and the model is told so; the server keeps running',
+				displayOptions: callsOnly,
 			},
 			{
 				displayName: 'On Tool Error',
@@ -177,6 +198,7 @@ export const properties: INodeProperties[] = [
 					},
 					{ name: 'Fail the Node', value: 'failNode' },
 				],
+				displayOptions: callsOnly,
 			},
 			{
 				displayName: 'Items in Parallel',
@@ -186,6 +208,15 @@ export const properties: INodeProperties[] = [
 				default: DEFAULT_CONCURRENCY,
 				description:
 					'How many items (conversations) run at once. The calls of one item always run in order.',
+				displayOptions: callsOnly,
+			},
+			{
+				displayName: 'Share Server Between Workflows',
+				name: 'shareServer',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether workflows that use the same credential share one server process (and its state). Off: each workflow gets its own, so one workflow's data never reaches another.",
 			},
 		],
 	},

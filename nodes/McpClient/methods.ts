@@ -1,24 +1,41 @@
-import type {
-	ICredentialTestFunctions,
-	ICredentialsDecrypted,
-	ILoadOptionsFunctions,
-	INodeCredentialTestResult,
-	INodeListSearchResult,
-	INodePropertyOptions,
-	ResourceMapperFields,
+import {
+	NodeOperationError,
+	type ICredentialTestFunctions,
+	type ICredentialsDecrypted,
+	type ILoadOptionsFunctions,
+	type INodeCredentialTestResult,
+	type INodeListSearchResult,
+	type INodePropertyOptions,
+	type ResourceMapperFields,
 } from 'n8n-workflow';
-import { McpConnection, sharedPool, type McpTool } from '../../lib/mcp';
+import { redact } from '../../lib/json/redact';
+import { McpConnection, secretsOf, sharedPool, type McpTool } from '../../lib/mcp';
 import { schemaToFormFields } from '../../lib/schema/formFields';
+import { poolScope } from './operations/settings';
 import { CREDENTIAL_TYPES, serverConfigFromCredentials, type ConnectionType } from './serverConfig';
 
-/** The editor's view of the live `tools/list`, through the same pooled connection as executions. */
+/**
+ * The editor's view of the live `tools/list`, through the pooled connection the workflow's
+ * executions use. A failure reaches the editor (and n8n's log) with the credential's secrets
+ * taken out: a server that fails to start may print them.
+ */
 async function liveTools(context: ILoadOptionsFunctions): Promise<McpTool[]> {
 	const connectionType = context.getNodeParameter('connectionType', 'stdio') as ConnectionType;
 	const config = serverConfigFromCredentials(
 		connectionType,
 		await context.getCredentials(CREDENTIAL_TYPES[connectionType]),
 	);
-	return sharedPool.use(config, (connection) => connection.listTools({ fresh: true }));
+	const options = context.getNodeParameter('options', {}) as { shareServer?: boolean };
+	try {
+		return await sharedPool.use(config, (connection) => connection.listTools({ fresh: true }), {
+			scope: poolScope(options.shareServer, context.getWorkflow().id),
+		});
+	} catch (error) {
+		throw new NodeOperationError(
+			context.getNode(),
+			redact((error as Error).message, secretsOf(config)),
+		);
+	}
 }
 
 export async function getToolNames(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
@@ -75,11 +92,9 @@ export async function mcpServerConnection(
 	if (!connectionType || !credential.data)
 		return { status: 'Error', message: `Not an MCP server credential: ${credential.type}` };
 	let connection: McpConnection | undefined;
+	const config = serverConfigFromCredentials(connectionType, credential.data);
 	try {
-		connection = await McpConnection.open(
-			serverConfigFromCredentials(connectionType, credential.data),
-			30_000,
-		);
+		connection = await McpConnection.open(config, 30_000);
 		const tools = await connection.listTools();
 		const { name, version, protocolVersion, transport } = connection.server;
 		return {
@@ -87,7 +102,7 @@ export async function mcpServerConnection(
 			message: `Connected to ${name} ${version} (MCP ${protocolVersion}, ${transport}): ${tools.length} tools`,
 		};
 	} catch (error) {
-		return { status: 'Error', message: (error as Error).message };
+		return { status: 'Error', message: redact((error as Error).message, secretsOf(config)) };
 	} finally {
 		await connection?.close();
 	}

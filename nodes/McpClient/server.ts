@@ -6,10 +6,12 @@ import {
 	sharedPool,
 	type McpConnection,
 	type McpServerConfig,
+	type UseOptions,
 } from '../../lib/mcp';
 import type { BinaryStore } from '../../lib/execution/resultMessage';
 import type { ListingToolServer } from '../../lib/execution/toolServer';
 import { SchemaValidator } from '../../lib/schema/validator';
+import { poolUseOf } from './operations/settings';
 
 /** Compiled schemas are shared by every item and execution of this n8n process. */
 export const validator = new SchemaValidator();
@@ -22,10 +24,14 @@ export async function withConnection<T>(
 ): Promise<T> {
 	let connected = false;
 	try {
-		return await sharedPool.use(config, (connection) => {
-			connected = true;
-			return work(connection);
-		});
+		return await sharedPool.use(
+			config,
+			(connection) => {
+				connected = true;
+				return work(connection);
+			},
+			poolUseOf(context),
+		);
 	} catch (error) {
 		if (connected) throw new NodeOperationError(context.getNode(), error as Error);
 		// A server that fails to start may print the secret it was given (stderr is part of the message).
@@ -48,13 +54,21 @@ export interface AnsweringServer extends ListingToolServer {
  * The server as the executor sees it: each call takes the pooled connection afresh, so after a
  * crash the item's next calls run on a restarted server, as the connection-lost message promises.
  */
-export function pooledServer(config: McpServerConfig, connection: McpConnection): AnsweringServer {
+export function pooledServer(
+	config: McpServerConfig,
+	connection: McpConnection,
+	poolUse: UseOptions,
+): AnsweringServer {
 	let last = connection;
 	const use = <T>(work: (current: McpConnection) => Promise<T>) =>
-		sharedPool.use(config, (current) => {
-			last = current;
-			return work(current);
-		});
+		sharedPool.use(
+			config,
+			(current) => {
+				last = current;
+				return work(current);
+			},
+			poolUse,
+		);
 	return {
 		name: connection.server.name,
 		callTool: (name, args, options) => use((current) => current.callTool(name, args, options)),
@@ -69,21 +83,12 @@ export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, nam
 	return label || name;
 }
 
-const TEXT_LIKE = /^(text\/|application\/(json|xml|x-ndjson|yaml|javascript)|[^;]*\+(json|xml))/i;
-
 /**
- * Keeps binary data a tool returned on the item, under a property named after the call. Text-like
- * data is redacted first, as a tool may print a secret into a file as well as into its text.
+ * Keeps binary data a tool returned on the item, under a property named after the call. The
+ * result it comes from was redacted on arrival (data holding a secret never gets here).
  */
-export function binaryStoreFor(
-	context: IExecuteFunctions,
-	item: INodeExecutionData,
-	redactText: (text: string) => string,
-): BinaryStore {
-	return async (bytes, mimeType, fileName) => {
-		const data = TEXT_LIKE.test(mimeType)
-			? Buffer.from(redactText(bytes.toString('utf8')), 'utf8')
-			: bytes;
+export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionData): BinaryStore {
+	return async (data, mimeType, fileName) => {
 		const stem = fileName.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
 		item.binary ??= {};
 		let property = stem;

@@ -1,9 +1,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { Conversation } from '../../lib/conversation/types';
 import { recordedToolServer } from '../../lib/execution/toolServer';
-import { secretsOf, type McpServerConfig, type McpTool } from '../../lib/mcp';
+import { redact } from '../../lib/json/redact';
+import { secretsOf, type InvalidTool, type McpServerConfig, type McpTool } from '../../lib/mcp';
 import { recordingReader } from '../shared/recordingOptions';
 import type { NodeRedaction } from '../shared/traceOptions';
+import { callSettingsOf, poolUseOf } from './operations/settings';
 import { pooledServer, withConnection, type AnsweringServer } from './server';
 
 /** The item an answer is for: a recording answers by its round, compared after its redaction. */
@@ -17,6 +19,8 @@ export interface SourceItem {
 export interface ServerListing {
 	server: Record<string, unknown>;
 	tools: McpTool[];
+	/** Tools the server listed with definitions that break the MCP schema: left out, named. */
+	invalid: InvalidTool[];
 	/** The label the tools get when the node names none. */
 	name: string;
 	durationMs: number;
@@ -39,19 +43,35 @@ export function liveServers(context: IExecuteFunctions, config: McpServerConfig)
 	let listing: Promise<ServerListing> | undefined;
 	const listOnce = () => {
 		const started = Date.now();
-		return withConnection(context, config, async (connection) => ({
-			server: { ...connection.server },
-			tools: await connection.listTools({ fresh: true }),
-			name: connection.server.name,
-			durationMs: Date.now() - started,
-		}));
+		return withConnection(context, config, async (connection) => {
+			const { timeoutMs } = callSettingsOf(context);
+			const { tools, invalid } = await connection.listing({ fresh: true, timeoutMs });
+			if (invalid.length > 0) {
+				const warning = redact(
+					invalidToolsWarning(connection.server.name, invalid),
+					secretsOf(config),
+				);
+				context.logger.warn(`${context.getNode().name}: ${warning}`);
+				context.addExecutionHints({ message: warning, type: 'warning', location: 'outputPane' });
+			}
+			return {
+				server: { ...connection.server },
+				tools,
+				invalid,
+				name: connection.server.name,
+				durationMs: Date.now() - started,
+			};
+		});
 	};
+	const poolUse = poolUseOf(context);
 	return {
 		secrets: secretsOf(config),
 		replayed: false,
 		listing: () => (listing ??= listOnce()),
 		use: (_item, work) =>
-			withConnection(context, config, (connection) => work(pooledServer(config, connection))),
+			withConnection(context, config, (connection) =>
+				work(pooledServer(config, connection, poolUse)),
+			),
 	};
 }
 
@@ -70,13 +90,20 @@ export function recordedServers(context: IExecuteFunctions): ServerSource {
 		replayed: true,
 		listing: async (item) => {
 			const { server, tools } = (await recordingFor(item)).toolsList(roundOf(item));
-			return { server, tools, name: String(server.label ?? server.name), durationMs: 0 };
+			const name = String(server.label ?? server.name);
+			return { server, tools, invalid: [], name, durationMs: 0 };
 		},
 		use: async (item, work) => {
 			const server = recordedToolServer(await recordingFor(item), roundOf(item));
 			return work({ ...server, name: calledServer(item.conversation) });
 		},
 	};
+}
+
+/** What List Tools tells the workflow's author when a server lists tools it cannot offer. */
+export function invalidToolsWarning(server: string, invalid: InvalidTool[]): string {
+	const named = invalid.map((tool) => `${tool.name} (${tool.reason})`).join('; ');
+	return `Server '${server}' listed ${invalid.length} tool(s) whose definition breaks the MCP schema; they were left out and cannot be called: ${named}`;
 }
 
 /** The server label of the tools the item's pending calls name. */

@@ -5,6 +5,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 import { mapConcurrently } from '../../lib/util/concurrency';
+import { redactedError } from './redactedError';
 import type { NodeRedaction } from './traceOptions';
 
 /** Items in Parallel when a node's option is not set. */
@@ -47,7 +48,7 @@ export async function processItems(
 					},
 				};
 			} catch (error) {
-				const nodeError = redacted(asNodeError(context, error, itemIndex), redaction);
+				const nodeError = redactedError(asNodeError(context, error, itemIndex), redaction);
 				if (!context.continueOnFail()) throw nodeError;
 				return {
 					output: errorOutput,
@@ -72,13 +73,4 @@ function asNodeError(
 ): NodeApiError | NodeOperationError {
 	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
-}
-
-function redacted<T extends NodeApiError | NodeOperationError>(
-	error: T,
-	redaction: NodeRedaction,
-): T {
-	error.message = redaction.text(error.message);
-	if (typeof error.description === 'string') error.description = redaction.text(error.description);
-	return error;
 }

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { createRedactor, DEFAULT_SECRET_KEYS } from '../../lib/json/redact';
+import { createRedactor, DEFAULT_SECRET_KEYS, type Redactor } from '../../lib/json/redact';
 import type { TracePolicy } from '../../lib/trace/entries';
 
 /** The trace and redaction settings both nodes offer. */
@@ -68,6 +68,8 @@ interface TraceOptions {
 export interface NodeRedaction {
 	/** Secret values, secret keys and the Redact Paths, applied to each trace entry. */
 	trace: TracePolicy;
+	/** Credential secrets and secret keys: values() for data such as a tool's result, all() for text. */
+	redactor: Redactor;
 	/** Credential secrets hidden by value: applied to every output item. */
 	item<T>(json: T): T;
 	/** Secret values, and secret keys in JSON text: for error messages and log lines. */
@@ -95,6 +97,7 @@ export function redactionOf(
 			maxPayloadBytes: (options.maxPayloadKb ?? 256) * 1024,
 			redactor: traceRedactor,
 		},
+		redactor: textRedactor,
 		item: (json) => textRedactor.values(json),
 		text: (message) => textRedactor.all(message),
 	};

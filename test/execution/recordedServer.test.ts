@@ -73,6 +73,7 @@ const execute = (conversation: Conversation) =>
 		validator: new SchemaValidator(),
 		storeBinary: async () => 'unused',
 		options: { timeoutMs: 1_000 },
+		redactor: createRedactor({ secrets: [] }),
 		tracePolicy: {
 			payloads: 'full',
 			maxPayloadBytes: 1_000_000,

@@ -70,6 +70,7 @@ function editorContext(
 	const node = mcpClientNode('MCP Client', parameters);
 	const context = {
 		getNode: () => node,
+		getWorkflow: () => ({ id: 'editor-test', active: false }),
 		getNodeParameter: (name: string, fallback?: unknown, options?: { extractValue?: boolean }) => {
 			const value = node.parameters[name] ?? fallback;
 			const isLocator = typeof value === 'object' && value !== null && '__rl' in value;

@@ -1,9 +1,11 @@
 // MCP server for tests: well-behaved tools next to tools that fail in every way a client must survive.
 // Usage: node fault-server.mjs [--http PORT [--sse-only] [--require-header "Name: value"]...]
 //        [--name NAME] [--server-version V] [--tools-prefix P] [--hostile] [--invalid-tools] [--mute]
+//        [--failing-list]
 // --hostile adds the tools of a server that attacks its client (see `hostileTools`);
 // --invalid-tools lists tools whose definitions break the MCP schema next to the valid ones;
-// --mute starts a process that never answers anything, not even `initialize`.
+// --mute starts a process that never answers anything, not even `initialize`;
+// --failing-list answers tools/list with a -32000 error that quotes $CANARY_SECRET.
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -37,6 +39,7 @@ function parseArgs(argv) {
 		hostile: false,
 		invalidTools: false,
 		mute: false,
+		failingList: false,
 	};
 	for (let i = 0; i < argv.length; i++) {
 		const flag = argv[i];
@@ -60,6 +63,7 @@ function parseArgs(argv) {
 		else if (flag === '--hostile') parsed.hostile = true;
 		else if (flag === '--invalid-tools') parsed.invalidTools = true;
 		else if (flag === '--mute') parsed.mute = true;
+		else if (flag === '--failing-list') parsed.failingList = true;
 		else fatal(`unknown argument ${flag}`);
 	}
 	if (parsed.http !== undefined && !(Number.isInteger(parsed.http) && parsed.http > 0)) {
@@ -647,6 +651,8 @@ function createMcpServer() {
 		{ capabilities: { tools: { listChanged: false }, logging: {} } },
 	);
 	server.setRequestHandler(ListToolsRequestSchema, (request) => {
+		if (options.failingList)
+			throw new McpError(-32000, `Listing refused: key ${secretOf()} is not allowed`);
 		const cursor = request.params?.cursor;
 		const offset = cursor === undefined ? 0 : decodeCursor(cursor);
 		const next = offset + PAGE_SIZE;

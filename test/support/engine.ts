@@ -54,6 +54,8 @@ export interface RunOptions {
 	checkOutput?: (node: INode, items: INodeExecutionData[]) => void;
 	/** Pinned on the workflow's first node (its trigger), as the editor pins test data; one empty item when absent. */
 	inputItems?: INodeExecutionData[];
+	/** The workflow's id, as n8n gives it to nodes (`this.getWorkflow().id`); 'engine-test' when absent. */
+	workflowId?: string;
 }
 
 export interface NodeRun {
@@ -301,7 +303,7 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	await setUpOnce();
 	const nodeTypes = new TestNodeTypes(options.nodeTypes);
 	const workflowData = {
-		id: 'engine-test',
+		id: options.workflowId ?? 'engine-test',
 		name: json.name ?? 'Engine test',
 		active: false,
 		isArchived: false,

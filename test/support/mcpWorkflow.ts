@@ -92,12 +92,14 @@ export function runMcpChain(
 		credentials: Record<string, ICredentialDataDecryptedObject>;
 		inputItems?: INodeExecutionData[];
 		nodeTypes?: NodeTypeMap;
+		workflowId?: string;
 	},
 ): Promise<EngineRun> {
 	return runWorkflow(chain(...nodes), {
 		nodeTypes: { ...nodeTypesFrom(new McpClient()), ...options.nodeTypes },
 		credentials: options.credentials,
 		inputItems: options.inputItems,
+		workflowId: options.workflowId,
 	});
 }
 

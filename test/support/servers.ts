@@ -30,6 +30,8 @@ export interface FaultServerOptions {
 	invalidTools?: boolean;
 	/** Start a process that never answers, not even `initialize`. */
 	mute?: boolean;
+	/** Answer tools/list with a JSON-RPC error quoting $CANARY_SECRET. */
+	failingList?: boolean;
 }
 
 export interface FaultHttpOptions extends FaultServerOptions {
@@ -84,6 +86,7 @@ export function faultServerArgs(options: FaultHttpOptions = {}): string[] {
 	if (options.hostile) args.push('--hostile');
 	if (options.invalidTools) args.push('--invalid-tools');
 	if (options.mute) args.push('--mute');
+	if (options.failingList) args.push('--failing-list');
 	if (options.sseOnly) args.push('--sse-only');
 	for (const [header, value] of Object.entries(options.requireHeaders ?? {})) {
 		args.push('--require-header', `${header}: ${value}`);

@@ -13,7 +13,7 @@ import { formValuesToArguments } from '../../../lib/schema/formFields';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { binaryStoreFor, validator, withConnection } from '../server';
-import type { CallSettings } from './settings';
+import { callOptionsOf, type CallSettings } from './settings';
 
 /** One tool, no model: the same checks and result handling as Execute Tool Calls. */
 export function callTool(
@@ -45,8 +45,9 @@ export function callTool(
 			return runToolCall(call, async () => tool, {
 				server: connection,
 				validator,
-				storeBinary: binaryStoreFor(context, output, redactionFor(itemIndex).text),
-				options: { timeoutMs: settings.timeoutMs, signal: context.getExecutionCancelSignal() },
+				storeBinary: binaryStoreFor(context, output),
+				options: callOptionsOf(context, settings),
+				redactor: redactionFor(itemIndex).redactor,
 			});
 		});
 

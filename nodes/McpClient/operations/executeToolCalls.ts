@@ -6,7 +6,7 @@ import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { binaryStoreFor, serverLabelOf, validator } from '../server';
 import type { ServerSource } from '../sources';
-import type { CallSettings } from './settings';
+import { callOptionsOf, type CallSettings } from './settings';
 
 /** The execute step for one item: its pending calls checked, run and answered in call order. */
 export function executeToolCalls(
@@ -33,8 +33,9 @@ export function executeToolCalls(
 					serverLabel: serverLabelOf(context, itemIndex, server.name),
 					nodeName: context.getNode().name,
 					validator,
-					storeBinary: binaryStoreFor(context, output, redaction.text),
-					options: { timeoutMs: settings.timeoutMs, signal: context.getExecutionCancelSignal() },
+					storeBinary: binaryStoreFor(context, output),
+					options: callOptionsOf(context, settings),
+					redactor: redaction.redactor,
 					tracePolicy: redaction.trace,
 				}),
 		);

@@ -6,7 +6,7 @@ import { traceEntry } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { serverLabelOf } from '../server';
-import type { ServerSource } from '../sources';
+import { invalidToolsWarning, type ServerSource } from '../sources';
 
 /**
  * The register step: the server's tools added to each item. The list (every page) is asked once
@@ -23,7 +23,7 @@ export function listTools(
 		const conversation = readConversation(item.json);
 		const round = conversation.rounds ?? 0;
 		const redaction = redactionFor(itemIndex);
-		const { server, tools, name, durationMs } = await servers.listing({
+		const { server, tools, invalid, name, durationMs } = await servers.listing({
 			itemIndex,
 			conversation,
 			redaction,
@@ -38,6 +38,7 @@ export function listTools(
 				toolCount: offered.length,
 				listedCount: tools.length,
 				listHash: fingerprint(offered),
+				...(invalid.length > 0 && { invalidTools: invalid }),
 			},
 			offered,
 			redaction.trace,
@@ -47,6 +48,9 @@ export function listTools(
 			...conversation,
 			tools: mergeServerTools(conversation.tools, serverLabel, offered),
 			trace: [...conversation.trace, entry],
+			...(invalid.length > 0 && {
+				warnings: [...(conversation.warnings ?? []), invalidToolsWarning(serverLabel, invalid)],
+			}),
 		};
 		return { output: 0, item: { json, binary: item.binary } };
 	};

@@ -1,17 +1,60 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import type { ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
 
 export interface CallSettings {
 	timeoutMs: number;
+	/** 0: no cap. */
+	maxTotalMs: number;
+	maxResultBytes: number;
 	onToolError: 'toModel' | 'failNode';
 	concurrency: number;
 }
 
+interface CallOptionValues extends Omit<CallSettings, 'maxResultBytes'> {
+	maxResultMb: number;
+}
+
 export function callSettingsOf(context: IExecuteFunctions): CallSettings {
-	const options = context.getNodeParameter('options', 0, {}) as Partial<CallSettings>;
+	const options = context.getNodeParameter('options', 0, {}) as Partial<CallOptionValues>;
 	return {
 		timeoutMs: options.timeoutMs ?? 60_000,
+		maxTotalMs: options.maxTotalMs ?? 300_000,
+		maxResultBytes: (options.maxResultMb ?? 10) * 1024 * 1024,
 		onToolError: options.onToolError ?? 'toModel',
 		concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
 	};
+}
+
+/** How each tools/call of this execution is made. */
+export function callOptionsOf(context: IExecuteFunctions, settings: CallSettings): ToolCallOptions {
+	return {
+		timeoutMs: settings.timeoutMs,
+		maxTotalMs: settings.maxTotalMs,
+		maxResultBytes: settings.maxResultBytes,
+		signal: context.getExecutionCancelSignal(),
+	};
+}
+
+/** How this execution uses the pool: in its scope, and a server that must start gets the node's Timeout. */
+export function poolUseOf(context: IExecuteFunctions): UseOptions {
+	const options = context.getNodeParameter('options', 0, {}) as {
+		timeoutMs?: number;
+		shareServer?: boolean;
+	};
+	return {
+		scope: poolScope(options.shareServer, context.getWorkflow().id),
+		connectTimeoutMs: options.timeoutMs ?? 60_000,
+	};
+}
+
+/**
+ * Which pooled server a workflow uses: its own by default, so a stateful server's data never
+ * crosses workflows (or their owners); one for every workflow that shares it when asked.
+ */
+export function poolScope(
+	shareServer: boolean | undefined,
+	workflowId: string | undefined,
+): string {
+	return shareServer ? 'shared' : `workflow ${workflowId ?? ''}`;
 }
