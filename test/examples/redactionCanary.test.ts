@@ -1,21 +1,29 @@
 /**
- * The redaction canary: one secret placed in the model credential (its API key), in the stdio
- * server's environment, in a tool's output (text and a text file), in the model's output (its
- * arguments and its answer) and in a vendor error. It must appear in no output item, trace,
- * binary, error or log line.
+ * The redaction canary: one secret placed in the model credential (its API key) and in the stdio
+ * server's environment, which a hostile server passes on in every form it can (raw, base64,
+ * URL-encoded, hex, JSON-escaped, split across parts, inside binary data, in a JSON-RPC error, on
+ * stderr before crashing, in a tools/list error, at start-up), and which the model repeats. It must
+ * appear, in no form and not in part, in any byte that leaves: output items and their traces,
+ * binary data, the saved run data and errors, the errors n8n's error reporter is given (with their
+ * causes and stacks), and n8n's own log output at debug level.
  */
 import { Logger } from '@n8n/backend-common';
 import { Container } from '@n8n/di';
-import type { INodeExecutionData } from 'n8n-workflow';
+import { ErrorReporter } from 'n8n-core';
+import type { INode, INodeExecutionData } from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { ToolCallTrace } from '../../nodes/ToolCallTrace/ToolCallTrace.node';
 import { reply } from '../support/chatCompletionsStandIn';
 import { nodeTypesFrom, runWorkflow, type EngineRun } from '../support/engine';
-import { chain, mcpClientNode, stdioCredential } from '../support/mcpWorkflow';
+import { leaksOf } from '../support/leaks';
+import { chain, mcpClientNode, pendingCall, stdioCredential } from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../support/modelWorkflow';
-import { childEnv, faultStdio, stopAllServers } from '../support/servers';
+import { childEnv, faultStdio, stopAllServers, type FaultServerOptions } from '../support/servers';
 import { standInForEachTest } from '../support/standInPerTest';
+
+// n8n's logger takes its level when first made: debug, so every line n8n would print is read.
+process.env.N8N_LOG_LEVEL = 'debug';
 
 const CANARY = 'canary-5e1f0c9a7b';
 const api = standInForEachTest({ apiKey: CANARY });
@@ -26,29 +34,35 @@ const nodeTypes = () => ({
 	...modelNodeTypes(),
 	...nodeTypesFrom(new McpClient(), new ToolCallTrace()),
 });
-const credentials = () => ({
-	mcpStdioServerApi: stdioCredential({ ...faultStdio(), env: childEnv({ CANARY_SECRET: CANARY }) }),
+const hostileServer = (options: FaultServerOptions = {}) => ({
+	...faultStdio({ hostile: true, ...options }),
+	env: childEnv({ CANARY_SECRET: CANARY }),
+});
+const credentials = (server = stdioCredential(hostileServer())) => ({
+	mcpStdioServerApi: server,
 	openai: standInCredential(api, { apiKey: CANARY }).openAiCompatibleApi,
 });
+const exportNode: INode = {
+	id: 'export',
+	name: 'Export',
+	type: 'n8n-nodes-tool-calling.toolCallTrace',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: { operation: 'exportJsonLines' },
+};
+
 /** List → Model → Execute → Model, whose Final Answer goes to the JSON Lines export. */
 function loop(extra: { continueOnFail?: boolean } = {}) {
 	const workflow = chain(
 		mcpClientNode('List Tools', {
 			operation: 'listTools',
 			toolFilter: 'only',
-			includeTools: ['env_file', 'echo'],
+			includeTools: ['env_file', 'echo', 'leak'],
 		}),
 		modelNode('Model', { userMessage: 'What is in your environment?' }, extra),
 		mcpClientNode('Execute', { operation: 'executeToolCalls' }),
 		modelNode('Model Again', {}, extra),
-		{
-			id: 'export',
-			name: 'Export',
-			type: 'n8n-nodes-tool-calling.toolCallTrace',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: { operation: 'exportJsonLines' },
-		},
+		exportNode,
 	);
 	workflow.connections['Model Again'] = {
 		main: [[], [{ node: 'Export', type: 'main', index: 0 }]],
@@ -56,79 +70,137 @@ function loop(extra: { continueOnFail?: boolean } = {}) {
 	return workflow;
 }
 
-/** Every line n8n's logger wrote while `work` ran, at any level: its output is swapped for a recorder. */
-async function logged(
-	work: () => Promise<EngineRun>,
-): Promise<{ run: EngineRun; lines: string[] }> {
-	// Every level method ends in internalLogger.log (n8n's Logger wraps winston); the test reads it there.
-	type Output = { log(level: string, message: string, meta?: object): void; child(): Output };
-	const logger = Container.get(Logger) as unknown as { internalLogger: Output };
-	const lines: string[] = [];
-	const output = logger.internalLogger;
-	const recorder: Output = {
-		log: (level, message, meta) => lines.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`),
-		child: () => recorder,
+interface Observed {
+	run: EngineRun;
+	/** n8n's log output, each line as printed and as the structured record it came from. */
+	log: string[];
+	/** The errors n8n's error reporter was handed: what it prints, causes and stacks included. */
+	reported: unknown[];
+}
+
+type Transport = { log(info: object, next: () => void): void };
+
+/** Runs `work` while reading n8n's log output at debug level and the errors handed to its reporter. */
+async function observed(work: () => Promise<EngineRun>): Promise<Observed> {
+	const logger = Container.get(Logger) as unknown as {
+		level: string;
+		internalLogger: { transports: Transport[] };
 	};
-	logger.internalLogger = recorder;
+	expect(logger.level).toBe('debug');
+	const log: string[] = [];
+	const transports = logger.internalLogger.transports;
+	expect(transports.length).toBeGreaterThan(0);
+	const printing = transports.map((transport) => transport.log);
+	for (const transport of transports)
+		transport.log = (info, next) => {
+			log.push(String((info as Record<symbol, unknown>)[Symbol.for('message')]));
+			log.push(JSON.stringify(info));
+			next();
+		};
+	const reporter = Container.get(ErrorReporter);
+	const reported: unknown[] = [];
+	const report = jest.spyOn(reporter, 'error').mockImplementation((error, options) => {
+		reported.push(error);
+		return ErrorReporter.prototype.error.call(reporter, error, options);
+	});
 	try {
-		return { run: await work(), lines };
+		return { run: await work(), log, reported };
 	} finally {
-		logger.internalLogger = output;
+		report.mockRestore();
+		transports.forEach((transport, index) => (transport.log = printing[index]));
 	}
 }
 
-/** Everything a run wrote: items, binaries (decoded), errors. */
-function written(run: EngineRun): string {
+/** An error as text: every own property (enumerable or not, stack included), down its causes. */
+function errorText(error: unknown, depth = 0): string {
+	if (!(error instanceof Error) || depth > 10) return safeJson(error ?? null) ?? '';
+	return Object.getOwnPropertyNames(error)
+		.map((name) => {
+			const value = (error as unknown as Record<string, unknown>)[name];
+			if (name === 'cause') return errorText(value, depth + 1);
+			return typeof value === 'string' ? value : (safeJson(value) ?? '');
+		})
+		.join('\n');
+}
+
+function safeJson(value: unknown): string | undefined {
+	const seen = new WeakSet();
+	return JSON.stringify(value, (_key, inner: unknown) => {
+		if (typeof inner !== 'object' || inner === null) return inner;
+		if (seen.has(inner)) return '[seen]';
+		seen.add(inner);
+		return inner;
+	});
+}
+
+/** Every byte the run let out: the whole saved run (items, traces, errors), binaries decoded, reported errors, the log. */
+function everythingWritten({ run, log, reported }: Observed): string {
 	const items: INodeExecutionData[] = Object.values(run.nodes).flatMap((runs) =>
 		runs.flatMap((nodeRun) => nodeRun.outputs.flat()),
 	);
 	const binaries = items.flatMap((item) =>
 		Object.values(item.binary ?? {}).map((binary) =>
-			Buffer.from(binary.data, 'base64').toString('utf8'),
+			Buffer.from(binary.data, 'base64').toString('latin1'),
 		),
 	);
-	const errors = Object.values(run.nodes)
-		.flatMap((runs) => runs.map((nodeRun) => nodeRun.error))
-		.filter(Boolean);
 	return [
-		JSON.stringify(items),
+		safeJson(run.raw),
 		...binaries,
-		JSON.stringify(errors, Object.getOwnPropertyNames(errors[0] ?? {})),
-		JSON.stringify(run.error ?? null),
+		...reported.map((error) => errorText(error)),
+		...log,
 	].join('\n');
 }
 
+function expectNoLeak(observation: Observed): void {
+	expect(leaksOf(everythingWritten(observation), CANARY)).toEqual([]);
+}
+
 describe('the redaction canary', () => {
-	it('leaves no trace of the secret in items, traces, binaries or log lines of a whole loop', async () => {
+	it('leaves no trace of the secret, in any form, anywhere a whole loop writes', async () => {
 		api.script(
 			reply.toolCalls([
 				{ name: 'env_file', arguments: '{}' },
+				{ name: 'leak', arguments: '{}' },
+				{ name: 'leak', arguments: '{"as":"error"}' },
 				// The model repeats the secret in a call the schema refuses: that failure is logged.
 				{ name: 'echo', arguments: JSON.stringify({ text: CANARY, extra: CANARY }) },
 			]),
-			reply.text(`Your secret is ${CANARY}.`),
+			reply.text(`Your secret is ${CANARY}, or ${Buffer.from(CANARY).toString('base64')}.`),
 		);
-		const { run, lines } = await logged(() =>
+		const observation = await observed(() =>
 			runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }),
 		);
+		const { run, log } = observation;
 
 		expect(run.status).toBe('success');
-		const output = written(run);
-		// The secret went everywhere it could: the server printed it, the model said it, the key sent it.
+		// The secret went everywhere it could: the key sent it, the server and the model said it.
 		expect(api.requests[0].headers.authorization).toBe(`Bearer ${CANARY}`);
-		expect(output).toContain('CANARY_SECRET=[redacted]');
-		expect(output).toContain('Your secret is [redacted].');
-		expect(lines.some((line) => line.includes('ended invalidArguments'))).toBe(true);
-		// The tool's text file and the trace export are binaries of the final item; written() reads both.
-		const binaries = run.nodes.Export[0].outputs[0][0].binary!;
-		expect(
-			Object.values(binaries)
-				.map((binary) => binary.mimeType)
-				.sort(),
-		).toEqual(['application/x-ndjson', 'text/plain']);
-		// ...and none of it was written.
-		expect(output).not.toContain(CANARY);
-		expect(lines.join('\n')).not.toContain(CANARY);
+		const final = run.nodes.Export[0].outputs[0][0];
+		const messages = JSON.stringify(final.json.messages);
+		expect(messages).toContain('CANARY_SECRET=[redacted]');
+		expect(messages).toContain('raw [redacted]');
+		expect(messages).toContain('split [redacted]\\n[redacted] across parts');
+		expect(messages).toContain(
+			'[image image/png withheld: it holds a secret of the credential in use]',
+		);
+		expect(messages).toContain(
+			'[blob application/octet-stream fault://leak.bin withheld: it holds a secret of the credential in use]',
+		);
+		expect(messages).toContain('Upstream refused the key [redacted] (JSON-RPC error -32000)');
+		expect(messages).toContain('Your secret is [redacted], or [redacted]');
+		expect(log.some((line) => line.includes('ended invalidArguments'))).toBe(true);
+		// Text-like binaries stay, redacted; the trace export is one more binary.
+		const binaries = Object.values(final.binary!);
+		expect(binaries.map((binary) => binary.mimeType).sort()).toEqual([
+			'application/csv',
+			'application/json',
+			'application/x-ndjson',
+			'text/plain',
+		]);
+		const csv = binaries.find((binary) => binary.mimeType === 'application/csv')!;
+		expect(Buffer.from(csv.data, 'base64').toString()).toBe('name,value\nkey,[redacted]\n');
+		// ...and none of it was written, in any form.
+		expectNoLeak(observation);
 	});
 
 	it('leaves no trace of it in a vendor error that repeats the key, failed or continued', async () => {
@@ -137,14 +209,15 @@ describe('the redaction canary', () => {
 			code: 'invalid_api_key',
 		});
 		api.script(refusal);
-		const failed = await logged(() =>
+		const failed = await observed(() =>
 			runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }),
 		);
 		expect(failed.run.status).toBe('error');
 		expect(failed.run.error?.message).toContain('Incorrect API key provided: [redacted].');
+		expect(failed.reported.length).toBeGreaterThan(0);
 
 		api.script(refusal);
-		const continued = await logged(() =>
+		const continued = await observed(() =>
 			runWorkflow(loop({ continueOnFail: true }), {
 				nodeTypes: nodeTypes(),
 				credentials: credentials(),
@@ -153,10 +226,100 @@ describe('the redaction canary', () => {
 		expect(JSON.stringify(continued.run.nodes.Model[0].outputs)).toContain(
 			'Incorrect API key provided: [redacted].',
 		);
+		for (const observation of [failed, continued]) expectNoLeak(observation);
+	});
 
-		for (const { run, lines } of [failed, continued]) {
-			expect(written(run)).not.toContain(CANARY);
-			expect(lines.join('\n')).not.toContain(CANARY);
+	it('leaves no trace of it in node errors, their causes and stacks, failed or continued', async () => {
+		const runNode = (
+			node: INode,
+			server: ReturnType<typeof stdioCredential>,
+			continueOnFail: boolean,
+		) =>
+			observed(() =>
+				runWorkflow(
+					chain({ ...node, ...(continueOnFail && { onError: 'continueRegularOutput' }) }),
+					{
+						nodeTypes: nodeTypes(),
+						credentials: credentials(server),
+						inputItems: [{ json: { toolCalls: [pendingCall('leak', { as: 'error' })] } }],
+					},
+				),
+			);
+		const listFails = stdioCredential(hostileServer({ failingList: true }));
+		// A server that prints the secret and exits before it ever answers.
+		const startFails = stdioCredential({
+			transport: 'stdio',
+			command: process.execPath,
+			args: [
+				'-e',
+				"process.stderr.write('key ' + process.env.CANARY_SECRET + '\\n'); process.exit(3)",
+			],
+			env: childEnv({ CANARY_SECRET: CANARY }),
+		});
+		const list = mcpClientNode('List Tools', { operation: 'listTools' });
+		const failOnError = mcpClientNode('Execute', {
+			operation: 'executeToolCalls',
+			options: { onToolError: 'failNode' },
+		});
+		const observations: Observed[] = [];
+		for (const continueOnFail of [false, true]) {
+			observations.push(
+				await runNode(list, listFails, continueOnFail),
+				await runNode(failOnError, stdioCredential(hostileServer()), continueOnFail),
+				await runNode(list, startFails, continueOnFail),
+			);
 		}
+		const [listFailed, toolFailed, startFailed] = observations;
+		expect(listFailed.run.error?.message).toContain(
+			'Listing refused: key [redacted] is not allowed',
+		);
+		// n8n's reporter got the error with its cause (the server's JSON-RPC error), and printed both.
+		const cause = (listFailed.reported[0] as Error).cause as Error;
+		expect(cause.message).toContain('[redacted]');
+		expect(cause.stack).toContain('[redacted]');
+		expect(toolFailed.run.error?.description).toContain('Upstream refused the key [redacted]');
+		expect(startFailed.run.error?.message).toMatch(/^Could not connect to the MCP server/);
+		expect(startFailed.run.error?.description).toContain('key [redacted]');
+		for (const observation of observations) {
+			expect(observation.log.length).toBeGreaterThan(0);
+			expectNoLeak(observation);
+		}
+	});
+
+	it('leaves no part of it in the stderr tail of a server that prints it just before crashing', async () => {
+		const observation = await observed(() =>
+			runWorkflow(chain(mcpClientNode('Execute', { operation: 'executeToolCalls' })), {
+				nodeTypes: nodeTypes(),
+				credentials: credentials(),
+				inputItems: [{ json: { toolCalls: [pendingCall('leak', { as: 'stderr' })] } }],
+			}),
+		);
+		const [item] = observation.run.nodes.Execute[0].outputs[0];
+		const [message] = (item.json.messages as Array<{ content: string }>).slice(-1);
+		expect(message.content).toContain("The server's last output on stderr:\n");
+		expectNoLeak(observation);
+	});
+
+	it('leaves no trace of it in what Call Tool writes, binaries included', async () => {
+		const observation = await observed(() =>
+			runWorkflow(
+				chain(
+					mcpClientNode('Call Tool', {
+						operation: 'callTool',
+						tool: { __rl: true, mode: 'name', value: 'leak' },
+						argumentsSource: 'json',
+						jsonArguments: '{}',
+					}),
+				),
+				{ nodeTypes: nodeTypes(), credentials: credentials() },
+			),
+		);
+		const [item] = observation.run.nodes['Call Tool'][0].outputs[0];
+		expect(item.json.status).toBe('ok');
+		expect(Object.values(item.binary!).map((binary) => binary.mimeType)).toEqual([
+			'application/csv',
+			'application/json',
+		]);
+		expectNoLeak(observation);
 	});
 });
