@@ -88,6 +88,7 @@ try {
 							validator,
 							storeBinary: async () => 'unused',
 							options: callOptions,
+							redactor: tracePolicy.redactor,
 							tracePolicy,
 						}),
 					),
@@ -108,11 +109,45 @@ try {
 		for (let i = 0; i < 200; i++) new SchemaValidator().check(schema, args);
 	});
 
-	// A model request carries every tool each round: translating 26 real tool schemas (the GitHub
-	// MCP server's) and a short history into each vendor's request body.
+	// Every item a node writes is redacted whole, for each credential secret in every encoded form:
+	// a conversation after one round trip with the GitHub server's 26 tools and six traced calls.
 	const githubTools = JSON.parse(
 		readFileSync(path.join(root, 'test/fixtures/tool-schemas/server-github.json'), 'utf8'),
 	).tools;
+	const item = {
+		messages: [
+			{ role: 'user', content: 'List my open pull requests.' },
+			{ role: 'tool', tool_call_id: 'c1', content: 'lorem ipsum dolor sit amet '.repeat(150) },
+		],
+		tools: githubTools,
+		toolCalls: [],
+		trace: Array.from({ length: 6 }, (_, i) => ({
+			step: 'tools.call.result',
+			callId: `c${i}`,
+			payload: { content: [{ type: 'text', text: 'lorem ipsum dolor sit amet '.repeat(100) }] },
+		})),
+	};
+	const itemKb = Math.round(JSON.stringify(item).length / 1024);
+	const secrets = [
+		'sk-live-0123456789abcdefghij',
+		'ghp_16C7e42F292c6912E7710c838347Ae178B4a',
+		'canary-5e1f0c9a7b',
+	];
+	const itemRedactor = createRedactor({ secrets });
+	await measure(`redaction of a ${itemKb} KB item, 3 secrets in every form`, 1000, async () => {
+		for (let i = 0; i < 1000; i++) itemRedactor.values(item);
+	});
+	await measure(`redaction of a ${itemKb} KB item, no secrets`, 1000, async () => {
+		const none = createRedactor({ secrets: [] });
+		for (let i = 0; i < 1000; i++) none.values(item);
+	});
+	const tenMb = 'lorem ipsum dolor sit amet '.repeat(400_000);
+	await measure('redaction of 10 MB of text, 3 secrets in every form', 5, async () => {
+		for (let i = 0; i < 5; i++) itemRedactor.values(tenMb);
+	});
+
+	// A model request carries every tool each round: translating 26 real tool schemas (the GitHub
+	// MCP server's) and a short history into each vendor's request body.
 	const history = {
 		messages: [{ role: 'user', content: 'List my open pull requests.' }],
 		tools: githubTools,

@@ -7,16 +7,14 @@
  * binary data, the saved run data and errors, the errors n8n's error reporter is given (with their
  * causes and stacks), and n8n's own log output at debug level.
  */
-import { Logger } from '@n8n/backend-common';
-import { Container } from '@n8n/di';
-import { ErrorReporter } from 'n8n-core';
-import type { INode, INodeExecutionData } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { ToolCallTrace } from '../../nodes/ToolCallTrace/ToolCallTrace.node';
 import { reply } from '../support/chatCompletionsStandIn';
-import { nodeTypesFrom, runWorkflow, type EngineRun } from '../support/engine';
+import { nodeTypesFrom, runWorkflow } from '../support/engine';
 import { leaksOf } from '../support/leaks';
+import { everythingWritten, observed, type Observed } from '../support/observe';
 import { chain, mcpClientNode, pendingCall, stdioCredential } from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../support/modelWorkflow';
 import { childEnv, faultStdio, stopAllServers, type FaultServerOptions } from '../support/servers';
@@ -68,87 +66,6 @@ function loop(extra: { continueOnFail?: boolean } = {}) {
 		main: [[], [{ node: 'Export', type: 'main', index: 0 }]],
 	};
 	return workflow;
-}
-
-interface Observed {
-	run: EngineRun;
-	/** n8n's log output, each line as printed and as the structured record it came from. */
-	log: string[];
-	/** The errors n8n's error reporter was handed: what it prints, causes and stacks included. */
-	reported: unknown[];
-}
-
-type Transport = { log(info: object, next: () => void): void };
-
-/** Runs `work` while reading n8n's log output at debug level and the errors handed to its reporter. */
-async function observed(work: () => Promise<EngineRun>): Promise<Observed> {
-	const logger = Container.get(Logger) as unknown as {
-		level: string;
-		internalLogger: { transports: Transport[] };
-	};
-	expect(logger.level).toBe('debug');
-	const log: string[] = [];
-	const transports = logger.internalLogger.transports;
-	expect(transports.length).toBeGreaterThan(0);
-	const printing = transports.map((transport) => transport.log);
-	for (const transport of transports)
-		transport.log = (info, next) => {
-			log.push(String((info as Record<symbol, unknown>)[Symbol.for('message')]));
-			log.push(JSON.stringify(info));
-			next();
-		};
-	const reporter = Container.get(ErrorReporter);
-	const reported: unknown[] = [];
-	const report = jest.spyOn(reporter, 'error').mockImplementation((error, options) => {
-		reported.push(error);
-		return ErrorReporter.prototype.error.call(reporter, error, options);
-	});
-	try {
-		return { run: await work(), log, reported };
-	} finally {
-		report.mockRestore();
-		transports.forEach((transport, index) => (transport.log = printing[index]));
-	}
-}
-
-/** An error as text: every own property (enumerable or not, stack included), down its causes. */
-function errorText(error: unknown, depth = 0): string {
-	if (!(error instanceof Error) || depth > 10) return safeJson(error ?? null) ?? '';
-	return Object.getOwnPropertyNames(error)
-		.map((name) => {
-			const value = (error as unknown as Record<string, unknown>)[name];
-			if (name === 'cause') return errorText(value, depth + 1);
-			return typeof value === 'string' ? value : (safeJson(value) ?? '');
-		})
-		.join('\n');
-}
-
-function safeJson(value: unknown): string | undefined {
-	const seen = new WeakSet();
-	return JSON.stringify(value, (_key, inner: unknown) => {
-		if (typeof inner !== 'object' || inner === null) return inner;
-		if (seen.has(inner)) return '[seen]';
-		seen.add(inner);
-		return inner;
-	});
-}
-
-/** Every byte the run let out: the whole saved run (items, traces, errors), binaries decoded, reported errors, the log. */
-function everythingWritten({ run, log, reported }: Observed): string {
-	const items: INodeExecutionData[] = Object.values(run.nodes).flatMap((runs) =>
-		runs.flatMap((nodeRun) => nodeRun.outputs.flat()),
-	);
-	const binaries = items.flatMap((item) =>
-		Object.values(item.binary ?? {}).map((binary) =>
-			Buffer.from(binary.data, 'base64').toString('latin1'),
-		),
-	);
-	return [
-		safeJson(run.raw),
-		...binaries,
-		...reported.map((error) => errorText(error)),
-		...log,
-	].join('\n');
 }
 
 function expectNoLeak(observation: Observed): void {
