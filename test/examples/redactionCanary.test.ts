@@ -7,17 +7,17 @@
  * binary data, the saved run data and errors, the errors n8n's error reporter is given (with their
  * causes and stacks), and n8n's own log output at debug level.
  */
-import type { INode } from 'n8n-workflow';
 import { sharedPool } from '../../lib/mcp';
-import { McpClient } from '../../nodes/McpClient/McpClient.node';
-import { ToolCallTrace } from '../../nodes/ToolCallTrace/ToolCallTrace.node';
-import { reply } from '../support/chatCompletionsStandIn';
-import { nodeTypesFrom, runWorkflow } from '../support/engine';
 import { leaksOf } from '../support/leaks';
-import { everythingWritten, observed, type Observed } from '../support/observe';
-import { chain, mcpClientNode, pendingCall, stdioCredential } from '../support/mcpWorkflow';
-import { modelNode, modelNodeTypes, standInCredential } from '../support/modelWorkflow';
-import { childEnv, faultStdio, stopAllServers, type FaultServerOptions } from '../support/servers';
+import {
+	callToolLeak,
+	leakingLoop,
+	mcpNodeFailing,
+	refusedKey,
+	stderrBeforeCrash,
+} from '../support/leakScenarios';
+import { everythingWritten, type Observed } from '../support/observe';
+import { stopAllServers } from '../support/servers';
 import { standInForEachTest } from '../support/standInPerTest';
 
 // n8n's logger takes its level when first made: debug, so every line n8n would print is read.
@@ -25,48 +25,9 @@ process.env.N8N_LOG_LEVEL = 'debug';
 
 const CANARY = 'canary-5e1f0c9a7b';
 const api = standInForEachTest({ apiKey: CANARY });
+const setting = { secret: CANARY, api };
 afterEach(() => sharedPool.closeAll());
 afterAll(stopAllServers);
-
-const nodeTypes = () => ({
-	...modelNodeTypes(),
-	...nodeTypesFrom(new McpClient(), new ToolCallTrace()),
-});
-const hostileServer = (options: FaultServerOptions = {}) => ({
-	...faultStdio({ hostile: true, ...options }),
-	env: childEnv({ CANARY_SECRET: CANARY }),
-});
-const credentials = (server = stdioCredential(hostileServer())) => ({
-	mcpStdioServerApi: server,
-	openai: standInCredential(api, { apiKey: CANARY }).openAiCompatibleApi,
-});
-const exportNode: INode = {
-	id: 'export',
-	name: 'Export',
-	type: 'n8n-nodes-tool-calling.toolCallTrace',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: { operation: 'exportJsonLines' },
-};
-
-/** List → Model → Execute → Model, whose Final Answer goes to the JSON Lines export. */
-function loop(extra: { continueOnFail?: boolean } = {}) {
-	const workflow = chain(
-		mcpClientNode('List Tools', {
-			operation: 'listTools',
-			toolFilter: 'only',
-			includeTools: ['env_file', 'echo', 'leak'],
-		}),
-		modelNode('Model', { userMessage: 'What is in your environment?' }, extra),
-		mcpClientNode('Execute', { operation: 'executeToolCalls' }),
-		modelNode('Model Again', {}, extra),
-		exportNode,
-	);
-	workflow.connections['Model Again'] = {
-		main: [[], [{ node: 'Export', type: 'main', index: 0 }]],
-	};
-	return workflow;
-}
 
 function expectNoLeak(observation: Observed): void {
 	expect(leaksOf(everythingWritten(observation), CANARY)).toEqual([]);
@@ -74,19 +35,7 @@ function expectNoLeak(observation: Observed): void {
 
 describe('the redaction canary', () => {
 	it('leaves no trace of the secret, in any form, anywhere a whole loop writes', async () => {
-		api.script(
-			reply.toolCalls([
-				{ name: 'env_file', arguments: '{}' },
-				{ name: 'leak', arguments: '{}' },
-				{ name: 'leak', arguments: '{"as":"error"}' },
-				// The model repeats the secret in a call the schema refuses: that failure is logged.
-				{ name: 'echo', arguments: JSON.stringify({ text: CANARY, extra: CANARY }) },
-			]),
-			reply.text(`Your secret is ${CANARY}, or ${Buffer.from(CANARY).toString('base64')}.`),
-		);
-		const observation = await observed(() =>
-			runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }),
-		);
+		const observation = await leakingLoop(setting);
 		const { run, log } = observation;
 
 		expect(run.status).toBe('success');
@@ -121,25 +70,12 @@ describe('the redaction canary', () => {
 	});
 
 	it('leaves no trace of it in a vendor error that repeats the key, failed or continued', async () => {
-		const refusal = reply.error(401, {
-			message: `Incorrect API key provided: ${CANARY}.`,
-			code: 'invalid_api_key',
-		});
-		api.script(refusal);
-		const failed = await observed(() =>
-			runWorkflow(loop(), { nodeTypes: nodeTypes(), credentials: credentials() }),
-		);
+		const failed = await refusedKey(setting, false);
 		expect(failed.run.status).toBe('error');
 		expect(failed.run.error?.message).toContain('Incorrect API key provided: [redacted].');
 		expect(failed.reported.length).toBeGreaterThan(0);
 
-		api.script(refusal);
-		const continued = await observed(() =>
-			runWorkflow(loop({ continueOnFail: true }), {
-				nodeTypes: nodeTypes(),
-				credentials: credentials(),
-			}),
-		);
+		const continued = await refusedKey(setting, true);
 		expect(JSON.stringify(continued.run.nodes.Model[0].outputs)).toContain(
 			'Incorrect API key provided: [redacted].',
 		);
@@ -147,44 +83,10 @@ describe('the redaction canary', () => {
 	});
 
 	it('leaves no trace of it in node errors, their causes and stacks, failed or continued', async () => {
-		const runNode = (
-			node: INode,
-			server: ReturnType<typeof stdioCredential>,
-			continueOnFail: boolean,
-		) =>
-			observed(() =>
-				runWorkflow(
-					chain({ ...node, ...(continueOnFail && { onError: 'continueRegularOutput' }) }),
-					{
-						nodeTypes: nodeTypes(),
-						credentials: credentials(server),
-						inputItems: [{ json: { toolCalls: [pendingCall('leak', { as: 'error' })] } }],
-					},
-				),
-			);
-		const listFails = stdioCredential(hostileServer({ failingList: true }));
-		// A server that prints the secret and exits before it ever answers.
-		const startFails = stdioCredential({
-			transport: 'stdio',
-			command: process.execPath,
-			args: [
-				'-e',
-				"process.stderr.write('key ' + process.env.CANARY_SECRET + '\\n'); process.exit(3)",
-			],
-			env: childEnv({ CANARY_SECRET: CANARY }),
-		});
-		const list = mcpClientNode('List Tools', { operation: 'listTools' });
-		const failOnError = mcpClientNode('Execute', {
-			operation: 'executeToolCalls',
-			options: { onToolError: 'failNode' },
-		});
 		const observations: Observed[] = [];
 		for (const continueOnFail of [false, true]) {
-			observations.push(
-				await runNode(list, listFails, continueOnFail),
-				await runNode(failOnError, stdioCredential(hostileServer()), continueOnFail),
-				await runNode(list, startFails, continueOnFail),
-			);
+			for (const how of ['list refused', 'tool error fails the node', 'start fails'] as const)
+				observations.push(await mcpNodeFailing(setting, how, continueOnFail));
 		}
 		const [listFailed, toolFailed, startFailed] = observations;
 		expect(listFailed.run.error?.message).toContain(
@@ -204,13 +106,7 @@ describe('the redaction canary', () => {
 	});
 
 	it('leaves no part of it in the stderr tail of a server that prints it just before crashing', async () => {
-		const observation = await observed(() =>
-			runWorkflow(chain(mcpClientNode('Execute', { operation: 'executeToolCalls' })), {
-				nodeTypes: nodeTypes(),
-				credentials: credentials(),
-				inputItems: [{ json: { toolCalls: [pendingCall('leak', { as: 'stderr' })] } }],
-			}),
-		);
+		const observation = await stderrBeforeCrash(setting);
 		const [item] = observation.run.nodes.Execute[0].outputs[0];
 		const [message] = (item.json.messages as Array<{ content: string }>).slice(-1);
 		expect(message.content).toContain("The server's last output on stderr:\n");
@@ -218,19 +114,7 @@ describe('the redaction canary', () => {
 	});
 
 	it('leaves no trace of it in what Call Tool writes, binaries included', async () => {
-		const observation = await observed(() =>
-			runWorkflow(
-				chain(
-					mcpClientNode('Call Tool', {
-						operation: 'callTool',
-						tool: { __rl: true, mode: 'name', value: 'leak' },
-						argumentsSource: 'json',
-						jsonArguments: '{}',
-					}),
-				),
-				{ nodeTypes: nodeTypes(), credentials: credentials() },
-			),
-		);
+		const observation = await callToolLeak(setting);
 		const [item] = observation.run.nodes['Call Tool'][0].outputs[0];
 		expect(item.json.status).toBe('ok');
 		expect(Object.values(item.binary!).map((binary) => binary.mimeType)).toEqual([

@@ -395,6 +395,18 @@ const tools = [
 ];
 
 const anyArgs = { type: 'object' };
+/** The arguments of each tools/call as the client sent them, by request id: `received` answers with them. */
+const rawArguments = new Map();
+
+/** Keeps each tools/call's arguments as they arrived, before the SDK's schemas rebuild them. */
+function keepRawArguments(transport) {
+	const deliver = transport.onmessage;
+	transport.onmessage = (message, extra) => {
+		if (message.method === 'tools/call' && message.params?.name === `${options.prefix}received`)
+			rawArguments.set(message.id, JSON.stringify(message.params.arguments ?? {}));
+		deliver?.(message, extra);
+	};
+}
 const secretOf = (variable) => process.env[variable ?? 'CANARY_SECRET'] ?? '';
 
 /**
@@ -593,9 +605,14 @@ const hostileTools = [
 	},
 	{
 		name: 'received',
-		description: 'Accepts any arguments and returns them as received.',
+		description:
+			'Accepts any arguments and returns them as they arrived on the wire, before any parsing of the SDK.',
 		inputSchema: anyArgs,
-		run: (args) => ({ ...text(JSON.stringify(args)), structuredContent: { received: args } }),
+		run: (_args, extra) => {
+			const raw = rawArguments.get(extra.requestId) ?? '';
+			rawArguments.delete(extra.requestId);
+			return text(raw);
+		},
 	},
 ];
 if (options.hostile) tools.push(...hostileTools);
@@ -683,7 +700,9 @@ function createMcpServer() {
 }
 
 async function serveStdio() {
-	await createMcpServer().connect(new StdioServerTransport());
+	const transport = new StdioServerTransport();
+	await createMcpServer().connect(transport);
+	keepRawArguments(transport);
 	process.stdin.on('end', () => process.exit(0));
 	// The client went away; there is nobody left to answer.
 	process.stdout.on('error', () => process.exit(0));
@@ -746,6 +765,7 @@ function serveHttp(port) {
 			console.error(`fault-server: session ${transport.sessionId} ended`);
 		};
 		await createMcpServer().connect(transport);
+		keepRawArguments(transport);
 		await transport.handleRequest(req, res, body);
 	}
 
@@ -754,6 +774,7 @@ function serveHttp(port) {
 		sse.set(transport.sessionId, transport);
 		transport.onclose = () => sse.delete(transport.sessionId);
 		await createMcpServer().connect(transport);
+		keepRawArguments(transport);
 	}
 
 	async function route(req, res) {
