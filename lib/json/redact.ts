@@ -69,18 +69,31 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		return known;
 	};
 
-	/** Walks without recursion: any depth JSON.parse accepts. */
+	/**
+	 * Walks without recursion: any depth JSON.parse accepts. An object met twice (shared, or in a
+	 * cycle, as error details can be) gets the one copy, so the walk ends and keeps the shape.
+	 */
 	const visit = (root: unknown, byKey: boolean, rootPaths: Paths): unknown => {
 		const holder: unknown[] = [];
 		const stack: Frame[] = [{ value: root, paths: rootPaths, target: holder, key: 0 }];
+		const copies = new Map<object, Frame['target']>();
 		while (stack.length > 0) {
 			const { value, paths: pathsHere, target, key } = stack.pop()!;
 			let visited: unknown = value;
 			if (pathsHere.some((path) => path.length === 0)) visited = REDACTED;
 			else if (typeof value === 'string')
 				visited = text(byKey ? withKeysHiddenInJsonText(value) : value);
+			else if (
+				pathsHere.length === 0 &&
+				value !== null &&
+				typeof value === 'object' &&
+				copies.has(value)
+			)
+				visited = copies.get(value);
 			else if (value !== null && typeof value === 'object') {
 				visited = containerFor(value);
+				// Paths make a copy depend on where the object is met: then it is not shared.
+				if (pathsHere.length === 0) copies.set(value, visited as Frame['target']);
 				const entries: Array<[string, unknown]> = Array.isArray(value)
 					? value.map((inner, index) => [String(index), inner])
 					: Object.entries(value);

@@ -326,3 +326,17 @@ describe('canonical JSON', () => {
 		expect(fingerprint([])).toMatch(/^sha256:[0-9a-f]{16}$/);
 	});
 });
+
+describe('redaction of shared and cyclic objects', () => {
+	it('ends on a cycle and keeps shared objects shared, redacted once', () => {
+		const redactor = createRedactor({ secrets: ['cyclic-secret-1'] });
+		const shared = { note: 'cyclic-secret-1' };
+		const error: Record<string, unknown> = { shared, again: shared };
+		error.self = error;
+		const redacted = redactor.all(error) as Record<string, any>;
+		expect(redacted.self).toBe(redacted);
+		expect(redacted.again).toBe(redacted.shared);
+		expect(redacted.shared).toEqual({ note: '[redacted]' });
+		expect(shared.note).toBe('cyclic-secret-1');
+	});
+});
