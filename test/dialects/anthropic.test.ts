@@ -161,14 +161,6 @@ describe('buildRequest: tool schemas', () => {
 		expect(schemaOf({ name: 'v', inputSchema })?.input_schema).toEqual(inputSchema);
 	});
 
-	it('refuses a root schema that is not an object, naming the tool', () => {
-		expect(() => build([], [{ name: 'raw', inputSchema: { type: 'string' } }])).toThrow(
-			new Error(
-				`Tool 'raw' cannot be offered to Anthropic: its input schema has type "string", and Anthropic takes object schemas only.`,
-			),
-		);
-	});
-
 	it('takes the title when there is no description', () => {
 		expect(schemaOf({ name: 't', title: 'Titled', inputSchema: {} })?.description).toBe('Titled');
 	});

@@ -142,8 +142,11 @@ describe('tool schemas', () => {
 		expect(schema.properties.data).toBe(true);
 	});
 
-	it('sends the root type only as one string, which is all Ollama reads there', () => {
-		expect(schemaOf({ type: ['object'], properties: {} })).toEqual({ properties: {} });
+	it('sends the root type as one string, which is all Ollama reads there', () => {
+		expect(schemaOf({ type: ['object'], properties: {} })).toEqual({
+			type: 'object',
+			properties: {},
+		});
 	});
 });
 

@@ -1,4 +1,5 @@
 import type { JsonSchema, Tool } from '../../conversation/types';
+import { objectRootSchema } from '../../schema/objectRoot';
 import { notStrictAll } from '../settings';
 import type { ToolNameMap, VendorTools } from '../types';
 import type { AnthropicTool } from './wire';
@@ -39,24 +40,14 @@ export function toAnthropicTools(
 }
 
 /**
- * The schema as Anthropic takes it. Its root must say type "object" ("input_schema.type: Field
- * required") and must not hold oneOf/anyOf/allOf ("input_schema does not support oneOf, allOf, or
- * anyOf at the top level"); either fault fails the whole request. A missing type is added; a root
- * union is taken out and returned as text for the description, which loses nothing that is
- * enforced: the executor checks arguments against the tool's own schema before calling it.
+ * The schema as Anthropic takes it: an object root (objectRootSchema), without oneOf/anyOf/allOf
+ * at the top level ("input_schema does not support oneOf, allOf, or anyOf at the top level"),
+ * which fails the whole request. A root union is taken out and returned as text for the
+ * description, which loses nothing that is enforced: the executor checks arguments against the
+ * tool's own schema before calling it.
  */
 function toInputSchema(tool: Tool): { schema: JsonSchema; unsent?: string } {
-	// A tool without a schema takes no arguments.
-	if (!tool.inputSchema || Object.keys(tool.inputSchema).length === 0) {
-		return { schema: { type: 'object', properties: {} } };
-	}
-	const schema: JsonSchema = { ...tool.inputSchema };
-	if (schema.type !== undefined && schema.type !== 'object') {
-		throw new Error(
-			`Tool '${tool.name}' cannot be offered to Anthropic: its input schema has type ${JSON.stringify(schema.type)}, and Anthropic takes object schemas only.`,
-		);
-	}
-	schema.type = 'object';
+	const schema: JsonSchema = { ...objectRootSchema(tool) };
 	const unions = ROOT_UNIONS.filter((keyword) => schema[keyword] !== undefined);
 	if (unions.length === 0) return { schema };
 	const unsent = Object.fromEntries(unions.map((keyword) => [keyword, schema[keyword]]));

@@ -1,5 +1,6 @@
 import type { Tool } from '../../conversation/types';
 import { toGeminiSchema } from '../../schema/gemini';
+import { objectRootSchema } from '../../schema/objectRoot';
 import { notStrictAll } from '../settings';
 import type { ToolNameMap, VendorTools } from '../types';
 import type { GeminiTool } from './wire';
@@ -22,7 +23,7 @@ export function toGeminiTools(
 		return {
 			name: names.toVendor(tool.name),
 			...(description !== undefined && { description }),
-			parameters: toGeminiSchema(tool.inputSchema ?? {}),
+			parameters: toGeminiSchema(objectRootSchema(tool)),
 		};
 	});
 	return {

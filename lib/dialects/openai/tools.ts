@@ -1,4 +1,5 @@
 import type { Tool } from '../../conversation/types';
+import { objectRootSchema } from '../../schema/objectRoot';
 import { toStrictSchema } from '../../schema/strict';
 import type { ToolNameMap, VendorTools } from '../types';
 import type { OpenAIFunction, OpenAITool } from './wire';
@@ -11,10 +12,7 @@ export function toOpenAITools(
 ): VendorTools<OpenAITool> {
 	const notStrict: VendorTools<unknown>['notStrict'] = [];
 	const converted = tools.map((tool): OpenAITool => {
-		// A tool without a schema takes no arguments; some servers refuse a function without parameters.
-		const schema = isEmpty(tool.inputSchema)
-			? { type: 'object', properties: {} }
-			: tool.inputSchema;
+		const schema = objectRootSchema(tool);
 		const description = tool.description ?? tool.title;
 		const definition: OpenAIFunction = {
 			name: names.toVendor(tool.name),
@@ -29,8 +27,4 @@ export function toOpenAITools(
 		return { type: 'function', function: definition };
 	});
 	return { tools: converted, names, notStrict };
-}
-
-function isEmpty(schema: Tool['inputSchema'] | undefined): boolean {
-	return !schema || Object.keys(schema).length === 0;
 }
