@@ -1,12 +1,15 @@
 import type { JsonSchema } from '../conversation/types';
 import { isRecord, jsonType } from '../json/value';
 import { resolvePointer } from './pointer';
+import { describeUnexpressed } from './unexpressed';
 
 /**
  * JSON Schema to OpenAI's strict-mode subset: every object closed, every property required (the
- * optional ones made nullable), arrays with one `items` schema, refs local. What strict mode cannot
- * express is refused with the first offending construct named, never approximated: a tool that
- * cannot be made strict is better sent as it is.
+ * optional ones made nullable), arrays with one `items` schema, refs local. A structure strict mode
+ * cannot express is refused with the first offending construct named, never approximated: a tool
+ * that cannot be made strict is better sent as it is. Keywords that only narrow a value and that
+ * strict mode does not take are moved into the description (describeUnexpressed).
+ * @see https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
  */
 
 export type StrictResult = { ok: true; schema: JsonSchema } | { ok: false; reason: string };
@@ -50,6 +53,24 @@ const ANNOTATIONS = new Set([
 	'deprecated',
 ]);
 const DEFINITIONS = ['$defs', 'definitions'];
+/** The string formats strict mode supports; any other is refused with a 400 ("'uri' is not a valid format"). */
+const STRICT_FORMATS = new Set([
+	'date-time',
+	'time',
+	'date',
+	'duration',
+	'email',
+	'hostname',
+	'ipv4',
+	'ipv6',
+	'uuid',
+]);
+/**
+ * Keywords outside strict mode's supported list that only narrow a value, told in the description.
+ * `default` too: Azure OpenAI refuses a non-null default in a strict schema, and strict mode makes
+ * every property required, so the model is better told what the tool assumes when it sends null.
+ */
+const DESCRIBED = new Set(['minLength', 'maxLength', 'default']);
 
 class Refusal extends Error {}
 
@@ -82,8 +103,11 @@ function convert(node: unknown, path: string, root: JsonSchema): JsonSchema {
 	if ('$ref' in node) return checkRef(node, path, root);
 
 	const entries: Array<[string, unknown]> = [];
+	const unexpressed: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(node)) {
-		if (key === 'anyOf') {
+		if (DESCRIBED.has(key) || (key === 'format' && !STRICT_FORMATS.has(String(value)))) {
+			unexpressed[key] = value;
+		} else if (key === 'anyOf') {
 			if (!Array.isArray(value) || value.length === 0)
 				refuse(path, 'anyOf must be a non-empty array');
 			entries.push([key, value.map((branch, i) => convert(branch, `${path}/anyOf/${i}`, root))]);
@@ -101,6 +125,10 @@ function convert(node: unknown, path: string, root: JsonSchema): JsonSchema {
 		}
 	}
 	const out = Object.fromEntries(entries) as JsonSchema;
+	if (Object.keys(unexpressed).length > 0) {
+		const own = typeof node.description === 'string' ? node.description : undefined;
+		out.description = describeUnexpressed(own, unexpressed);
+	}
 	if (out.type === undefined && out.anyOf === undefined) {
 		const type = inferType(node);
 		if (type === undefined) refuse(path, 'schema has no type (strict mode needs one)');

@@ -270,6 +270,32 @@ describe('toStrictSchema', () => {
 		expect(schema).toEqual(before);
 	});
 
+	it('keeps the formats strict mode supports and tells the model the rest, string lengths and defaults in the description', () => {
+		const schema = object(
+			{
+				id: { type: 'string', format: 'uuid' },
+				link: { type: 'string', format: 'uri', description: 'Where' },
+				name: { type: 'string', minLength: 1, maxLength: 40, pattern: '^[a-z]' },
+				mode: { type: 'string', enum: ['fast', 'slow'], default: 'fast' },
+			},
+			{ required: ['id', 'link', 'name'] },
+		);
+		expect(strict(schema).properties).toEqual({
+			id: { type: 'string', format: 'uuid' },
+			link: { type: 'string', description: 'Where\nJSON Schema: {"format":"uri"}' },
+			name: {
+				type: 'string',
+				pattern: '^[a-z]',
+				description: 'JSON Schema: {"minLength":1,"maxLength":40}',
+			},
+			mode: {
+				type: ['string', 'null'],
+				enum: ['fast', 'slow', null],
+				description: 'JSON Schema: {"default":"fast"}',
+			},
+		});
+	});
+
 	it('agrees with openai-node where both accept (all properties required)', () => {
 		const schemas: JsonSchema[] = [
 			object(
