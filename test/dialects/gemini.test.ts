@@ -49,7 +49,7 @@ describe('buildRequest', () => {
 		expect(build({ tools: [], messages: [ask] }).body).not.toHaveProperty('generationConfig');
 	});
 
-	it('keeps dotted MCP names, repairs illegal ones, and maps both back', () => {
+	it('keeps dotted MCP names, repairs illegal ones, shortens names past 64 characters, and maps them back', () => {
 		const long = `t${'x'.repeat(140)}`;
 		const tools = ['weather.get', 'ns:tool-1', '1st tool', 'a/b', long].map((name): Tool => ({
 			name,
@@ -58,7 +58,7 @@ describe('buildRequest', () => {
 		const { body, names } = build({ tools, messages: [ask] });
 		const declared = body.tools![0].functionDeclarations.map((declaration) => declaration.name);
 		expect(declared.slice(0, 4)).toEqual(['weather.get', 'ns:tool-1', '_1st_tool', 'a_b']);
-		expect(declared[4]).toHaveLength(128);
+		expect(declared[4]).toHaveLength(64);
 		declared.forEach((vendorName, i) => expect(names.fromVendor(vendorName)).toBe(tools[i].name));
 	});
 

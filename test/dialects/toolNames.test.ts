@@ -1,9 +1,6 @@
 import { buildToolNameMap, type ToolNameRule } from '../../lib/dialects/toolNames';
-import { openaiToolNames } from '../../lib/dialects/openai/names';
-
-const openai: ToolNameRule = { allowed: /[A-Za-z0-9_-]/, maxLength: 64 };
-// Gemini's rule: a letter or '_' first; letters, digits, '_', '.', ':', '-'; up to 128.
-const gemini: ToolNameRule = { allowed: /[A-Za-z0-9_.:-]/, maxLength: 128, first: /[A-Za-z_]/ };
+import { geminiNameRule as gemini } from '../../lib/dialects/gemini/names';
+import { openaiNameRule as openai, openaiToolNames } from '../../lib/dialects/openai/names';
 
 function roundTrips(names: string[], rule: ToolNameRule): void {
 	const map = buildToolNameMap(names, rule);

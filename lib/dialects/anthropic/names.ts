@@ -1,7 +1,10 @@
 import { buildToolNameMap, type ToolNameRule } from '../toolNames';
 import type { ToolNameMap } from '../types';
 
-/** Anthropic tool names: 1 to 64 of [a-zA-Z0-9_-]. */
+/**
+ * Anthropic tool names: 1 to 64 of [a-zA-Z0-9_-].
+ * @see https://docs.anthropic.com/en/api/messages#body-tools
+ */
 export const anthropicNameRule: ToolNameRule = { allowed: /[A-Za-z0-9_-]/, maxLength: 64 };
 
 /** tool_use ids must match ^[a-zA-Z0-9_-]+$; no length limit is documented. */
