@@ -51,6 +51,18 @@ const conversation: Pick<Conversation, 'messages' | 'tools'> = {
 };
 
 describe('buildRequest', () => {
+	it('sends 128 tools, the limit of Chat Completions, and refuses more before sending, naming the limit', () => {
+		const tools = (count: number) =>
+			Array.from({ length: count }, (_, i) => ({ ...echo, name: `echo_${i}` }));
+		const messages = [{ role: 'user' as const, content: 'x' }];
+		expect(
+			openaiDialect.buildRequest({ messages, tools: tools(128) }, settings).body.tools,
+		).toHaveLength(128);
+		expect(() => openaiDialect.buildRequest({ messages, tools: tools(129) }, settings)).toThrow(
+			/at most 128 tools .* this conversation has 129\. Send fewer/,
+		);
+	});
+
 	it('builds the Chat Completions body, our keys stripped and names mapped', () => {
 		const { body, names, notStrict } = openaiDialect.buildRequest(conversation, {
 			...settings,

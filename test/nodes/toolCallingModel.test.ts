@@ -390,6 +390,15 @@ describe('Tool Calling Model', () => {
 		expect(api.requests).toHaveLength(0);
 	});
 
+	it('refuses more tools than Chat Completions takes, naming the limit, before calling the API', async () => {
+		const tools = Array.from({ length: 129 }, (_, i) => ({ ...addTool, name: `add_${i}` }));
+		const { run } = await runModel({ userMessage: 'go' }, [{ json: { tools } }]);
+		expect(errorOf(run, 'Model')?.message).toMatch(
+			/^Chat Completions takes at most 128 tools .* this conversation has 129\./,
+		);
+		expect(api.requests).toHaveLength(0);
+	});
+
 	it('sends strict schemas, names the tools that cannot be strict, and drops the nulls strict mode adds', async () => {
 		const search = {
 			name: 'search',

@@ -16,12 +16,22 @@ export interface OpenAIRequestOptions {
 	maxTokensField?: 'max_completion_tokens' | 'max_tokens';
 }
 
+/**
+ * Chat Completions takes at most 128 functions; past that OpenAI refuses the whole request.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
+ */
+export const MAX_CHAT_TOOLS = 128;
+
 export function buildOpenAIRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
 	settings: ModelSettings,
 	options: OpenAIRequestOptions = {},
 ): VendorRequest<OpenAIRequest> {
 	const { messages, tools } = conversation;
+	if (tools.length > MAX_CHAT_TOOLS)
+		throw new Error(
+			`Chat Completions takes at most ${MAX_CHAT_TOOLS} tools (OpenAI's limit of ${MAX_CHAT_TOOLS} functions per request), and this conversation has ${tools.length}. Send fewer: let each MCP Client's List Tools include only the tools needed, or use another provider.`,
+		);
 	const names = openaiToolNames(historyToolNames(conversation));
 	const vendorTools = toOpenAITools(tools, names, settings.strict);
 	const body: OpenAIRequest = {
