@@ -1,12 +1,15 @@
 import type { JsonSchema } from '../conversation/types';
 import { isRecord, jsonType } from '../json/value';
-import { resolvePointer } from './pointer';
+import { inlineLocalRefs } from './refs';
+import { describeUnexpressed, ONE_OF_NOTE } from './unexpressed';
 
 /**
  * JSON Schema to the Schema object of Gemini's function declarations (`parameters`), an OpenAPI 3.0
  * subset: upper-case types, `nullable` instead of null types, string-only enums, no references, no
- * `additionalProperties`. What it cannot hold is dropped, never refused: the model sees a looser
- * schema, and the arguments are still checked against the original one before a tool runs.
+ * `additionalProperties`, no `oneOf`. What it cannot hold is never refused and never dropped in
+ * silence: it is written into the node's description (describeUnexpressed), and the arguments are
+ * still checked against the original schema before a tool runs.
+ * @see https://ai.google.dev/api/caching#Schema
  */
 
 export type GeminiType = 'OBJECT' | 'STRING' | 'NUMBER' | 'INTEGER' | 'BOOLEAN' | 'ARRAY';
@@ -18,8 +21,13 @@ export interface GeminiSchema {
 	description?: string;
 	nullable?: boolean;
 	enum?: string[];
+	pattern?: string;
+	minLength?: number;
+	maxLength?: number;
 	properties?: Record<string, GeminiSchema>;
 	required?: string[];
+	minProperties?: number;
+	maxProperties?: number;
 	items?: GeminiSchema;
 	minItems?: number;
 	maxItems?: number;
@@ -43,42 +51,27 @@ const FORMATS: Partial<Record<GeminiType, string[]>> = {
 	INTEGER: ['int32', 'int64'],
 };
 
-/**
- * How often one `$ref` may be expanded inside itself. Gemini's Schema has no references, so refs are
- * inlined; a recursive one (a tree) would inline forever, so it is unrolled this deep and then cut to
- * a value of any type.
- */
-const MAX_RECURSION = 2;
-
-interface Context {
-	root: JsonSchema;
-	/** The refs being expanded on the way to this node. */
-	expanding: string[];
-}
-
 /** A tool's input schema as Gemini's `parameters`: always an object, `properties: {}` for a tool without arguments. */
 export function toGeminiSchema(schema: JsonSchema): GeminiSchema {
-	const converted = convert(schema, { root: schema, expanding: [] });
+	// Gemini's Schema has no references.
+	const converted = convert(inlineLocalRefs(schema));
 	// A declaration without parameters is refused under mode ANY, an empty object is not.
 	if (converted.type !== 'OBJECT') return { type: 'OBJECT', properties: {} };
 	const { nullable: _nullable, ...object } = converted;
 	return { ...object, properties: object.properties ?? {} };
 }
 
-function convert(node: unknown, ctx: Context): GeminiSchema {
-	const expanded = expand(node, ctx);
-	if (!expanded) return {};
-	const { schema, inner } = expanded;
+function convert(node: unknown): GeminiSchema {
+	const schema = withAllOfMerged(node);
 	const description = typeof schema.description === 'string' ? schema.description : undefined;
 	const { types, nullable } = typesOf(schema);
 	const union = schema.anyOf ?? schema.oneOf;
 	let out: GeminiSchema;
-	if (types.length === 0 && Array.isArray(union)) out = convertUnion(union, inner);
-	else if (types.length > 1)
-		out = { anyOf: types.map((type) => convertTyped(schema, type, inner)) };
-	else out = convertTyped(schema, types[0], inner);
+	if (types.length === 0 && Array.isArray(union)) out = convertUnion(union);
+	else if (types.length > 1) out = { anyOf: types.map((type) => convertTyped(schema, type)) };
+	else out = convertTyped(schema, types[0]);
 	// The outer description wins: it says what this use of a shared or unioned schema is for.
-	const text = withValuesNote(description ?? out.description, schema);
+	const text = describeUnexpressed(description ?? out.description, unexpressed(schema, types));
 	return {
 		...out,
 		...(text !== undefined && { description: text }),
@@ -86,43 +79,80 @@ function convert(node: unknown, ctx: Context): GeminiSchema {
 	};
 }
 
-/** The node with its local `$ref` inlined (its own keywords win) and its `allOf` merged; undefined where recursion is cut. */
-function expand(
-	node: unknown,
-	ctx: Context,
-): { schema: Record<string, unknown>; inner: Context } | undefined {
-	let schema = isRecord(node) ? node : {};
-	let inner = ctx;
-	while (typeof schema.$ref === 'string') {
-		const { $ref: ref, ...siblings } = schema;
-		if (inner.expanding.filter((seen) => seen === ref).length >= MAX_RECURSION) return undefined;
-		const target = resolvePointer(inner.root, ref);
-		inner = { ...inner, expanding: [...inner.expanding, ref] };
-		// An unresolvable or remote ref (never fetched) leaves a value of any type.
-		schema = { ...(isRecord(target) ? target : {}), ...siblings };
+/** Validation keywords Gemini's Schema has no field for. */
+const NOT_EXPRESSIBLE = [
+	'multipleOf',
+	'prefixItems',
+	'additionalItems',
+	'contains',
+	'minContains',
+	'maxContains',
+	'uniqueItems',
+	'patternProperties',
+	'propertyNames',
+	'dependentRequired',
+	'dependentSchemas',
+	'dependencies',
+	'not',
+	'if',
+	'then',
+	'else',
+	'unevaluatedItems',
+	'unevaluatedProperties',
+];
+
+/** What of a node the converted Schema does not hold, by keyword, for the description. */
+function unexpressed(
+	schema: Record<string, unknown>,
+	types: GeminiType[],
+): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	for (const key of NOT_EXPRESSIBLE) if (schema[key] !== undefined) out[key] = schema[key];
+	if (Array.isArray(schema.items)) out.items = schema.items;
+	if (isRecord(schema.additionalProperties) && Object.keys(schema.additionalProperties).length > 0)
+		out.additionalProperties = schema.additionalProperties;
+	if (
+		typeof schema.format === 'string' &&
+		!types.some((type) => FORMATS[type]?.includes(schema.format as string))
+	)
+		out.format = schema.format;
+	if (!types.includes('INTEGER')) {
+		if (schema.exclusiveMinimum !== undefined) out.exclusiveMinimum = schema.exclusiveMinimum;
+		if (schema.exclusiveMaximum !== undefined) out.exclusiveMaximum = schema.exclusiveMaximum;
 	}
-	if (Array.isArray(schema.allOf)) schema = mergeAllOf(schema, schema.allOf, inner);
-	return { schema, inner };
+	const values = enumValues(schema)?.filter((value) => value !== null);
+	if (values && !values.every((value) => typeof value === 'string'))
+		out['const' in schema ? 'const' : 'enum'] = 'const' in schema ? schema.const : schema.enum;
+	const union = schema.anyOf ?? schema.oneOf;
+	if (Array.isArray(union) && types.length > 0) out[schema.anyOf ? 'anyOf' : 'oneOf'] = union;
+	else if (Array.isArray(schema.oneOf) && schema.oneOf.filter((b) => !isNullSchema(b)).length > 1)
+		out.oneOf = ONE_OF_NOTE;
+	if (Array.isArray(schema.allOf)) out.allOf = schema.allOf;
+	return out;
+}
+
+/** The node with its `allOf` merged where it can be. */
+function withAllOfMerged(node: unknown): Record<string, unknown> {
+	const schema = isRecord(node) ? node : {};
+	return Array.isArray(schema.allOf) ? mergeAllOf(schema, schema.allOf) : schema;
 }
 
 /**
  * An allOf whose schemas agree on one type and hold no unions becomes one schema: properties and
- * required joined, other keywords from the first schema that has them. Any other allOf is dropped.
+ * required joined, other keywords from the first schema that has them. Any other allOf stays, to be
+ * told in the description.
  */
-function mergeAllOf(
-	node: Record<string, unknown>,
-	allOf: unknown[],
-	ctx: Context,
-): Record<string, unknown> {
+function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<string, unknown> {
 	const { allOf: _allOf, ...own } = node;
-	const schemas = [own, ...allOf.map((branch) => expand(branch, ctx)?.schema ?? {})];
+	const schemas = [own, ...allOf.map(withAllOfMerged)];
 	const declared = new Set(
 		schemas
 			.filter((schema) => schema.type !== undefined)
 			.map((schema) => JSON.stringify(schema.type)),
 	);
 	const simple = declared.size <= 1 && schemas.every((schema) => !schema.anyOf && !schema.oneOf);
-	if (!simple) return own;
+	// Kept as it is, for the description: Gemini has no allOf.
+	if (!simple) return node;
 	// Maps, not objects: a key such as "__proto__" must stay a key.
 	const merged = new Map<string, unknown>();
 	const properties = new Map<string, unknown>();
@@ -145,20 +175,16 @@ function mergeAllOf(
 }
 
 /** anyOf/oneOf (Gemini has only anyOf): null branches become `nullable`, a single branch left stands alone. */
-function convertUnion(branches: unknown[], ctx: Context): GeminiSchema {
+function convertUnion(branches: unknown[]): GeminiSchema {
 	const kept = branches.filter((branch) => !isNullSchema(branch));
 	const nullable = kept.length < branches.length;
-	const converted = kept.map((branch) => convert(branch, ctx));
+	const converted = kept.map((branch) => convert(branch));
 	const out: GeminiSchema =
 		converted.length === 1 ? converted[0] : converted.length > 1 ? { anyOf: converted } : {};
 	return nullable ? { ...out, nullable: true } : out;
 }
 
-function convertTyped(
-	schema: Record<string, unknown>,
-	type: GeminiType | undefined,
-	ctx: Context,
-): GeminiSchema {
+function convertTyped(schema: Record<string, unknown>, type: GeminiType | undefined): GeminiSchema {
 	const out: GeminiSchema = type ? { type } : {};
 	if (type && typeof schema.format === 'string' && FORMATS[type]?.includes(schema.format))
 		out.format = schema.format;
@@ -167,22 +193,49 @@ function convertTyped(
 			(value): value is string => typeof value === 'string',
 		);
 		if (strings && strings.length > 0) out.enum = strings;
+		if (typeof schema.pattern === 'string') out.pattern = schema.pattern;
+		if (isCount(schema.minLength)) out.minLength = schema.minLength;
+		if (isCount(schema.maxLength)) out.maxLength = schema.maxLength;
 	} else if (type === 'NUMBER' || type === 'INTEGER') {
-		if (isFiniteNumber(schema.minimum)) out.minimum = schema.minimum;
-		if (isFiniteNumber(schema.maximum)) out.maximum = schema.maximum;
+		Object.assign(out, bounds(schema, type));
 	} else if (type === 'ARRAY') {
 		// Gemini refuses an ARRAY without items; tuple and boolean items have no Gemini form.
-		out.items = convert(isRecord(schema.items) ? schema.items : {}, ctx);
+		out.items = convert(isRecord(schema.items) ? schema.items : {});
 		if (isCount(schema.minItems)) out.minItems = schema.minItems;
 		if (isCount(schema.maxItems)) out.maxItems = schema.maxItems;
 	} else if (type === 'OBJECT') {
-		Object.assign(out, convertObject(schema, ctx));
+		Object.assign(out, convertObject(schema));
 	}
 	return out;
 }
 
-/** Properties (a `false` one forbids the key, so it is left out) and the required names that exist among them. */
-function convertObject(schema: Record<string, unknown>, ctx: Context): GeminiSchema {
+/**
+ * minimum and maximum; an exclusive bound is exact for integers (the next integer inside it) and
+ * told in the description for numbers (unexpressed).
+ */
+function bounds(schema: Record<string, unknown>, type: GeminiType): GeminiSchema {
+	let minimum = isFiniteNumber(schema.minimum) ? schema.minimum : undefined;
+	let maximum = isFiniteNumber(schema.maximum) ? schema.maximum : undefined;
+	if (type === 'INTEGER' && isFiniteNumber(schema.exclusiveMinimum)) {
+		const next = Math.floor(schema.exclusiveMinimum) + 1;
+		minimum = minimum === undefined ? next : Math.max(minimum, next);
+	}
+	if (type === 'INTEGER' && isFiniteNumber(schema.exclusiveMaximum)) {
+		const next = Math.ceil(schema.exclusiveMaximum) - 1;
+		maximum = maximum === undefined ? next : Math.min(maximum, next);
+	}
+	return {
+		...(minimum !== undefined && { minimum }),
+		...(maximum !== undefined && { maximum }),
+	};
+}
+
+/**
+ * Properties (a `false` one forbids the key, so it is left out) and the required names that exist
+ * among them. An object that declares properties, or allows none beyond them, keeps a properties
+ * map even when empty: without one Gemini reads an object of any keys.
+ */
+function convertObject(schema: Record<string, unknown>): GeminiSchema {
 	const declared = isRecord(schema.properties)
 		? Object.entries(schema.properties).filter(([, value]) => value !== false)
 		: [];
@@ -190,11 +243,14 @@ function convertObject(schema: Record<string, unknown>, ctx: Context): GeminiSch
 	const required = Array.isArray(schema.required)
 		? schema.required.filter((name) => names.includes(name))
 		: [];
+	const closed = isRecord(schema.properties) || schema.additionalProperties === false;
 	return {
-		...(declared.length > 0 && {
-			properties: Object.fromEntries(declared.map(([name, value]) => [name, convert(value, ctx)])),
+		...((declared.length > 0 || closed) && {
+			properties: Object.fromEntries(declared.map(([name, value]) => [name, convert(value)])),
 		}),
 		...(required.length > 0 && { required: [...new Set(required as string[])] }),
+		...(isCount(schema.minProperties) && { minProperties: schema.minProperties }),
+		...(isCount(schema.maxProperties) && { maxProperties: schema.maxProperties }),
 	};
 }
 
@@ -224,17 +280,6 @@ function typesOf(schema: Record<string, unknown>): { types: GeminiType[]; nullab
 function enumValues(schema: Record<string, unknown>): unknown[] | undefined {
 	if ('const' in schema) return [schema.const];
 	return Array.isArray(schema.enum) && schema.enum.length > 0 ? schema.enum : undefined;
-}
-
-/** Gemini's enum holds strings only; other allowed values are told to the model in the description. */
-function withValuesNote(
-	description: string | undefined,
-	schema: Record<string, unknown>,
-): string | undefined {
-	const values = enumValues(schema)?.filter((value) => value !== null);
-	if (!values || values.every((value) => typeof value === 'string')) return description;
-	const list = values.map((value) => JSON.stringify(value)).join(', ');
-	return description ? `${description} (one of: ${list})` : `One of: ${list}`;
 }
 
 function isNullSchema(branch: unknown): boolean {

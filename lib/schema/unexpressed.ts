@@ -14,3 +14,5 @@ export function describeUnexpressed(
 	return description ? `${description}\n${note}` : note;
 }
 
+/** What a vendor can express of `oneOf`: its branches as anyOf, and this note that only one may match. */
+export const ONE_OF_NOTE = 'exactly one of the anyOf schemas';

@@ -52,7 +52,7 @@ describe('toGeminiSchema', () => {
 		}
 	});
 
-	it('drops the keywords Gemini does not read', () => {
+	it('keeps the bounds Gemini reads, and tells the model in the description the keywords it does not', () => {
 		const schema = {
 			$schema: 'https://json-schema.org/draft/2020-12/schema',
 			$id: 'urn:x',
@@ -90,15 +90,37 @@ describe('toGeminiSchema', () => {
 		};
 		expect(toGeminiSchema(schema)).toEqual({
 			type: 'OBJECT',
+			description:
+				'JSON Schema: {"patternProperties":{"^x-":{}},"propertyNames":{"maxLength":3},"dependentRequired":{"s":["n"]},"not":{"required":["a"]},"if":{"required":["s"]},"then":{"required":["n"]},"unevaluatedProperties":false}',
 			properties: {
-				s: { type: 'STRING' },
-				n: { type: 'NUMBER' },
-				a: { type: 'ARRAY', items: { type: 'STRING' } },
+				s: { type: 'STRING', pattern: '^a', minLength: 1, maxLength: 9 },
+				n: {
+					type: 'NUMBER',
+					description: 'JSON Schema: {"multipleOf":2,"exclusiveMinimum":0,"exclusiveMaximum":9}',
+				},
+				a: {
+					type: 'ARRAY',
+					items: { type: 'STRING' },
+					description: 'JSON Schema: {"contains":{"const":"x"},"uniqueItems":true}',
+				},
 			},
+			minProperties: 1,
 		});
 	});
 
-	it('keeps a format only where Gemini allows it', () => {
+	it('makes exclusive integer bounds inclusive, which is exact', () => {
+		expect(property({ type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 10.5 })).toEqual({
+			type: 'INTEGER',
+			minimum: 1,
+			maximum: 10,
+		});
+		expect(property({ type: 'integer', minimum: 5, exclusiveMinimum: 0 })).toEqual({
+			type: 'INTEGER',
+			minimum: 5,
+		});
+	});
+
+	it('keeps a format only where Gemini allows it, and tells the others', () => {
 		expect(
 			toGeminiSchema(
 				object({
@@ -114,11 +136,11 @@ describe('toGeminiSchema', () => {
 		).toEqual({
 			when: { type: 'STRING', format: 'date-time' },
 			pick: { type: 'STRING', format: 'enum', enum: ['a'] },
-			mail: { type: 'STRING' },
+			mail: { type: 'STRING', description: 'JSON Schema: {"format":"email"}' },
 			ratio: { type: 'NUMBER', format: 'double' },
 			big: { type: 'INTEGER', format: 'int64' },
-			odd: { type: 'INTEGER' },
-			flag: { type: 'BOOLEAN' },
+			odd: { type: 'INTEGER', description: 'JSON Schema: {"format":"float"}' },
+			flag: { type: 'BOOLEAN', description: 'JSON Schema: {"format":"int32"}' },
 		});
 	});
 
@@ -138,9 +160,14 @@ describe('toGeminiSchema', () => {
 		});
 	});
 
-	it('turns oneOf into anyOf, and a null branch into nullable', () => {
+	it('turns oneOf into anyOf and says that only one may match, and a null branch into nullable', () => {
 		expect(property({ oneOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual({
 			anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }],
+			description: 'JSON Schema: {"oneOf":"exactly one of the anyOf schemas"}',
+		});
+		expect(property({ oneOf: [{ type: 'string' }, { type: 'null' }] })).toEqual({
+			type: 'STRING',
+			nullable: true,
 		});
 		expect(
 			property({ anyOf: [{ type: 'string', description: 'inner' }, { type: 'null' }] }),
@@ -168,7 +195,7 @@ describe('toGeminiSchema', () => {
 		);
 	});
 
-	it('keeps a type beside a union and drops the union, which Gemini cannot hold together', () => {
+	it('keeps a type beside a union and tells the union, which Gemini cannot hold together', () => {
 		const schema = object(
 			{ a: { type: 'string' }, b: { type: 'string' } },
 			{ anyOf: [{ required: ['a'] }, { required: ['b'] }] },
@@ -176,6 +203,7 @@ describe('toGeminiSchema', () => {
 		expect(toGeminiSchema(schema)).toEqual({
 			type: 'OBJECT',
 			properties: { a: { type: 'STRING' }, b: { type: 'STRING' } },
+			description: 'JSON Schema: {"anyOf":[{"required":["a"]},{"required":["b"]}]}',
 		});
 	});
 
@@ -191,12 +219,15 @@ describe('toGeminiSchema', () => {
 		});
 		expect(property({ type: 'integer', enum: [1, 2], description: 'Level' })).toEqual({
 			type: 'INTEGER',
-			description: 'Level (one of: 1, 2)',
+			description: 'Level\nJSON Schema: {"enum":[1,2]}',
 		});
-		expect(property({ enum: [true] })).toEqual({ type: 'BOOLEAN', description: 'One of: true' });
+		expect(property({ enum: [true] })).toEqual({
+			type: 'BOOLEAN',
+			description: 'JSON Schema: {"enum":[true]}',
+		});
 		expect(property({ enum: ['a', 1.5] })).toEqual({
 			anyOf: [{ type: 'STRING', enum: ['a'] }, { type: 'NUMBER' }],
-			description: 'One of: "a", 1.5',
+			description: 'JSON Schema: {"enum":["a",1.5]}',
 		});
 		expect(property({ type: 'string', enum: [] })).toEqual({ type: 'STRING' });
 	});
@@ -205,7 +236,7 @@ describe('toGeminiSchema', () => {
 		expect(property({ const: 'fast' })).toEqual({ type: 'STRING', enum: ['fast'] });
 		expect(property({ type: 'integer', const: 3 })).toEqual({
 			type: 'INTEGER',
-			description: 'One of: 3',
+			description: 'JSON Schema: {"const":3}',
 		});
 		expect(property({ const: null })).toEqual({ nullable: true });
 	});
@@ -224,15 +255,23 @@ describe('toGeminiSchema', () => {
 		expect(property({ description: 'anything' })).toEqual({ description: 'anything' });
 	});
 
-	it('gives every array items, a free-form object no properties, and drops forbidden and undeclared names', () => {
+	it('gives every array items, tells tuples and map values, and drops forbidden and undeclared names', () => {
 		expect(property({ type: 'array' })).toEqual({ type: 'ARRAY', items: {} });
 		expect(property({ type: 'array', items: [{ type: 'string' }] })).toEqual({
 			type: 'ARRAY',
 			items: {},
+			description: 'JSON Schema: {"items":[{"type":"string"}]}',
 		});
 		expect(property({ type: 'object', additionalProperties: { type: 'string' } })).toEqual({
 			type: 'OBJECT',
+			description: 'JSON Schema: {"additionalProperties":{"type":"string"}}',
 		});
+		// Without a properties map Gemini reads an object of any keys.
+		expect(property({ type: 'object', additionalProperties: false })).toEqual({
+			type: 'OBJECT',
+			properties: {},
+		});
+		expect(property({ type: 'object' })).toEqual({ type: 'OBJECT' });
 		const schema = object(
 			{ a: { type: 'string' }, gone: false },
 			{ required: ['a', 'gone', 'missing', 'a'] },
@@ -266,7 +305,7 @@ describe('toGeminiSchema', () => {
 		});
 	});
 
-	it('unrolls a recursive ref twice and then cuts it to a value of any type', () => {
+	it('unrolls a recursive ref twice and then cuts it to a value of any type that names the ref', () => {
 		const schema = {
 			type: 'object',
 			$defs: {
@@ -285,7 +324,13 @@ describe('toGeminiSchema', () => {
 					type: 'ARRAY',
 					items: {
 						type: 'OBJECT',
-						properties: { name: { type: 'STRING' }, children: { type: 'ARRAY', items: {} } },
+						properties: {
+							name: { type: 'STRING' },
+							children: {
+								type: 'ARRAY',
+								items: { description: 'JSON Schema: {"$ref":"#/$defs/Node"}' },
+							},
+						},
 					},
 				},
 			},
@@ -294,7 +339,7 @@ describe('toGeminiSchema', () => {
 		expect(geminiSchemaViolations(toGeminiSchema(object({ self: { $ref: '#' } })))).toEqual([]);
 	});
 
-	it('merges a simple allOf and drops one it cannot merge', () => {
+	it('merges a simple allOf and tells one it cannot merge', () => {
 		const merged = property(
 			{
 				allOf: [{ $ref: '#/$defs/Base' }, object({ b: { type: 'integer' } }, { required: ['b'] })],
@@ -311,10 +356,11 @@ describe('toGeminiSchema', () => {
 		expect(
 			property({ allOf: [{ type: 'string' }, { type: 'integer' }], description: 'Impossible' }),
 		).toEqual({
-			description: 'Impossible',
+			description: 'Impossible\nJSON Schema: {"allOf":[{"type":"string"},{"type":"integer"}]}',
 		});
 		expect(property({ type: 'object', allOf: [{ anyOf: [{ required: ['a'] }] }] })).toEqual({
 			type: 'OBJECT',
+			description: 'JSON Schema: {"allOf":[{"anyOf":[{"required":["a"]}]}]}',
 		});
 	});
 });
