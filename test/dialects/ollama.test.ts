@@ -88,17 +88,84 @@ describe('tool schemas', () => {
 		build({ tools: [{ name: 't', inputSchema }], messages: [] }).body.tools?.[0].function
 			.parameters;
 
-	it('sends a schema Ollama can read as it is, keywords Ollama ignores included', () => {
+	it('sends what Ollama reads, and tells in the description the keywords it would drop', () => {
 		const schema = {
 			type: 'object',
 			properties: {
-				when: { type: ['string', 'null'], format: 'date-time', anyOf: [{ type: 'string' }] },
+				when: {
+					type: ['string', 'null'],
+					format: 'date-time',
+					anyOf: [{ type: 'string', pattern: '^2' }],
+					title: 'When',
+				},
+				list: { type: 'array', items: { type: 'string', format: 'email' }, maxItems: 3 },
 			},
 			required: ['when'],
 			additionalProperties: false,
 			$defs: { x: { type: 'number' } },
 		};
-		expect(schemaOf(schema)).toEqual(schema);
+		expect(schemaOf(schema)).toEqual({
+			type: 'object',
+			properties: {
+				when: {
+					type: ['string', 'null'],
+					anyOf: [{ type: 'string', description: 'JSON Schema: {"pattern":"^2"}' }],
+					description: 'JSON Schema: {"format":"date-time"}',
+				},
+				// items reach the model whole.
+				list: {
+					type: 'array',
+					items: { type: 'string', format: 'email' },
+					description: 'JSON Schema: {"maxItems":3}',
+				},
+			},
+			required: ['when'],
+		});
+	});
+
+	it('inlines references, turns const into an enum and oneOf into anyOf, and closes an object without properties', () => {
+		const schema = {
+			type: 'object',
+			$defs: { Mode: { oneOf: [{ const: 'fast' }, { const: 'slow' }], description: 'Mode' } },
+			properties: {
+				mode: { $ref: '#/$defs/Mode' },
+				nothing: { type: 'object', additionalProperties: false },
+			},
+		};
+		expect(schemaOf(schema)).toEqual({
+			type: 'object',
+			properties: {
+				mode: {
+					anyOf: [{ enum: ['fast'] }, { enum: ['slow'] }],
+					description: 'Mode\nJSON Schema: {"oneOf":"exactly one of the anyOf schemas"}',
+				},
+				nothing: { type: 'object', properties: {} },
+			},
+		});
+	});
+
+	it("tells what the root cannot say in the function's description, as Ollama reads none at the root", () => {
+		const tool = build({
+			tools: [
+				{
+					name: 't',
+					description: 'Does t',
+					inputSchema: {
+						type: 'object',
+						properties: { a: { type: 'string' }, b: { type: 'string' } },
+						anyOf: [{ required: ['a'] }, { required: ['b'] }],
+					},
+				},
+			],
+			messages: [],
+		}).body.tools?.[0].function;
+		expect(tool?.description).toBe(
+			'Does t\nJSON Schema: {"anyOf":[{"required":["a"]},{"required":["b"]}]}',
+		);
+		expect(tool?.parameters).toEqual({
+			type: 'object',
+			properties: { a: { type: 'string' }, b: { type: 'string' } },
+		});
 	});
 
 	it('gives a tool without a schema an empty object schema', () => {
