@@ -256,3 +256,17 @@ describe('credentials, errors and cut streams', () => {
 		expect(list.models[0].supportedGenerationMethods).toContain('generateContent');
 	});
 });
+
+it("refuses tools that break Gemini's documented rules, as Gemini does, before using a turn", async () => {
+	const declaration = {
+		name: `f${'x'.repeat(64)}`,
+		parameters: { type: 'OBJECT', properties: {} },
+	};
+	const refused = await generate({ ...request, tools: [{ functionDeclarations: [declaration] }] });
+	expect(refused.status).toBe(400);
+	expect((await json(refused)).error).toMatchObject({
+		code: 400,
+		message: expect.stringMatching(/^Invalid tools: .*name "fx+".*FunctionDeclaration/),
+	});
+	expect(api.requests).toHaveLength(1);
+});

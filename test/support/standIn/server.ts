@@ -5,6 +5,9 @@
  * (dialects.ts lists them) speaks that vendor's exact wire format, following its API reference,
  * its SDK's type definitions and published captures of its replies.
  *
+ * Every vendor's documented rules for tools (../vendorRules.ts) are checked too, and a request
+ * that breaks one is refused with a 400, as the vendor would refuse it.
+ *
  * Each model call that passes the vendor's checks consumes one turn, so an SDK retry after a 429
  * or 5xx consumes the next one too. The same scripted answer is served whole or streamed, as the
  * request asks.
@@ -13,7 +16,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { WIRES, type DialectId, type RequestBodies } from './dialects';
 import type { AnswerTurn, Turn } from './turns';
-import type { ModelCall, ModelEntry, Wire, WireOptions, WireReply, WireRequest } from './wire';
+import { ruleViolations } from '../vendorRules';
+import {
+	isRecord,
+	type ModelCall,
+	type ModelEntry,
+	type Wire,
+	type WireOptions,
+	type WireReply,
+	type WireRequest,
+} from './wire';
 
 export interface RecordedRequest<Body = unknown> {
 	method: string;
@@ -155,6 +167,10 @@ export async function startStandIn<D extends DialectId>(
 			return send(res, { status: 200, body: wire.modelList(options.models) });
 		const invalid = wire.validate(request);
 		if (invalid) return send(res, invalid);
+		// The vendor's documented rules for tools, refused the way the vendor refuses a bad request.
+		const broken = isRecord(body) ? ruleViolations(dialect, body) : [];
+		if (broken.length > 0)
+			return send(res, wire.error(400, { message: `Invalid tools: ${broken.join('; ')}` }));
 
 		const turn = turns.shift();
 		if (!turn) {
