@@ -68,8 +68,16 @@ export class SchemaValidator {
 }
 
 function ajvOptions() {
-	// addUsedSchema:false: two servers may reuse one $id for different schemas.
-	return { strict: false, allErrors: true, addUsedSchema: false, validateSchema: false } as const;
+	// addUsedSchema:false: two servers may reuse one $id for different schemas. logger:false: a
+	// format ajv does not know (a server's own, such as "json") is ignored, not warned about on the
+	// console each time a schema holding it is compiled.
+	return {
+		strict: false,
+		allErrors: true,
+		addUsedSchema: false,
+		validateSchema: false,
+		logger: false,
+	} as const;
 }
 
 function withFormats<T extends Ajv>(ajv: T): T {

@@ -16,6 +16,19 @@ const weather = {
 };
 
 describe('SchemaValidator', () => {
+	it('ignores a format it does not know, as servers use their own, without a console warning', () => {
+		const warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+		try {
+			const schema = { type: 'object', properties: { icon: { type: 'string', format: 'json' } } };
+			expect(new SchemaValidator().check(schema, { icon: 'not json' })).toEqual({
+				status: 'valid',
+			});
+			expect(warn).not.toHaveBeenCalled();
+		} finally {
+			warn.mockRestore();
+		}
+	});
+
 	it('accepts valid arguments and reports every problem of invalid ones with path and rule', () => {
 		const validator = new SchemaValidator();
 		expect(validator.check(weather, { city: 'Oslo', unit: 'C', when: '2026-12-02' })).toEqual({
