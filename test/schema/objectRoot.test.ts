@@ -5,24 +5,17 @@
 import type { Tool } from '../../lib/conversation/types';
 import { DIALECTS } from '../../lib/dialects/registry';
 import type { DialectId } from '../../lib/dialects/types';
+import { functionsOf } from '../support/vendorRules';
 
 const dialectIds = Object.keys(DIALECTS) as DialectId[];
-
-/** Where each vendor's request holds the first function's schema. */
-const schemaIn: Record<DialectId, (body: any) => Record<string, unknown>> = {
-	openaiChat: (body) => body.tools[0].function.parameters,
-	openaiResponses: (body) => body.tools[0].parameters,
-	anthropic: (body) => body.tools[0].input_schema,
-	gemini: (body) => body.tools[0].functionDeclarations[0].parameters,
-	ollama: (body) => body.tools[0].function.parameters,
-};
 
 function rootOf(dialect: DialectId, inputSchema: Tool['inputSchema']) {
 	const { body } = DIALECTS[dialect].buildRequest(
 		{ messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'tool', inputSchema }] },
 		{ model: 'm', toolChoice: 'auto', stream: false },
 	);
-	return schemaIn[dialect](body);
+	const [fn] = functionsOf(dialect, body as Record<string, unknown>);
+	return fn.schema as Record<string, unknown>;
 }
 
 const objectType = (dialect: DialectId) => (dialect === 'gemini' ? 'OBJECT' : 'object');
