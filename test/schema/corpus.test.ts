@@ -170,6 +170,7 @@ it('names what each vendor refuses', () => {
 		expect.stringContaining('#: required names ["gone"]'),
 		expect.stringContaining('#/properties/id: format "uuid" for type STRING'),
 		expect.stringContaining('#/properties/n: enum holds a value that is not a string'),
+		expect.stringContaining('#/properties/n: enum for type INTEGER'),
 		expect.stringContaining('#/properties/m: additionalProperties is not a Schema field'),
 		expect.stringContaining('#/properties/l: ARRAY without items'),
 	]);

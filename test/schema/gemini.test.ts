@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsonSchema } from '../../lib/conversation/types';
 import { toGeminiSchema } from '../../lib/schema/gemini';
-import { geminiSchemaViolations } from '../support/geminiSchemaRules';
+import { geminiSchemaProblems, ruleViolations } from '../support/vendorRules';
 
 const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => ({
 	type: 'object',
@@ -12,6 +12,9 @@ const object = (properties: JsonSchema, extra: JsonSchema = {}): JsonSchema => (
 /** The converted schema of one property named `x`. */
 const property = (schema: unknown, extra: JsonSchema = {}) =>
 	toGeminiSchema(object({ x: schema }, extra)).properties?.x;
+/** What Gemini's documented rules (test/support/vendorRules.ts) find wrong with these parameters. */
+const geminiRuleViolations = (parameters: unknown) =>
+	ruleViolations('gemini', { tools: [{ functionDeclarations: [{ name: 't', parameters }] }] });
 
 describe('toGeminiSchema', () => {
 	it('writes types in upper case and keeps description, required, items and bounds', () => {
@@ -336,7 +339,7 @@ describe('toGeminiSchema', () => {
 			},
 		});
 		// A ref to the root itself ends too.
-		expect(geminiSchemaViolations(toGeminiSchema(object({ self: { $ref: '#' } })))).toEqual([]);
+		expect(geminiRuleViolations(toGeminiSchema(object({ self: { $ref: '#' } })))).toEqual([]);
 	});
 
 	it('merges a simple allOf and tells one it cannot merge', () => {
@@ -365,10 +368,10 @@ describe('toGeminiSchema', () => {
 	});
 });
 
-describe('geminiSchemaViolations', () => {
+describe("Gemini's documented Schema rules (the vendor rule table)", () => {
 	it('accepts what Gemini reads', () => {
 		expect(
-			geminiSchemaViolations({
+			geminiRuleViolations({
 				type: 'OBJECT',
 				properties: {
 					a: { type: 'STRING', enum: ['x'], format: 'enum', nullable: true, description: 'd' },
@@ -377,81 +380,88 @@ describe('geminiSchemaViolations', () => {
 						items: { anyOf: [{ type: 'INTEGER', format: 'int32', minimum: 0 }, {}] },
 						minItems: 0,
 					},
+					c: { type: 'STRING', pattern: '^c', minLength: 1, maxLength: '9' },
+					d: { type: 'OBJECT', properties: {}, minProperties: 0, maxProperties: 3 },
 				},
 				required: ['a'],
 			}),
 		).toEqual([]);
 	});
 
+	it('names parameters that are not an OBJECT', () => {
+		expect(geminiRuleViolations({ type: 'STRING' })).toEqual([
+			expect.stringContaining('parameters are not type OBJECT'),
+		]);
+	});
+
 	it.each<[string, unknown, string]>([
-		['a root that is not an object', { type: 'STRING' }, '/: parameters must be type OBJECT'],
 		[
 			'a JSON Schema type',
 			{ type: 'OBJECT', properties: { a: { type: 'string' } } },
-			'/properties/a: type "string" is not a Gemini type',
+			'#/properties/a: type "string"',
 		],
 		[
 			'an unknown keyword',
 			{ type: 'OBJECT', additionalProperties: false },
-			'/: additionalProperties is not a Gemini Schema keyword',
+			'#: additionalProperties is not a Schema field',
 		],
 		[
 			'a $ref',
 			{ type: 'OBJECT', properties: { a: { $ref: '#/x' } } },
-			'/properties/a: $ref is not a Gemini Schema keyword',
-		],
-		[
-			'a keyword on the wrong type',
-			{ type: 'OBJECT', properties: { a: { type: 'STRING', items: { type: 'STRING' } } } },
-			'/properties/a: items needs type ARRAY',
+			'#/properties/a: $ref is not a Schema field',
 		],
 		[
 			'an enum on a number',
 			{ type: 'OBJECT', properties: { a: { type: 'NUMBER', enum: ['1'] } } },
-			'/properties/a: enum needs type STRING',
+			'#/properties/a: enum for type NUMBER',
 		],
 		[
 			'an enum of numbers',
 			{ type: 'OBJECT', properties: { a: { type: 'STRING', enum: [1] } } },
-			'/properties/a: enum must be a non-empty list of strings',
+			'#/properties/a: enum holds a value that is not a string',
 		],
 		[
 			'a format Gemini does not know',
 			{ type: 'OBJECT', properties: { a: { type: 'STRING', format: 'email' } } },
-			'/properties/a: format "email" is not allowed for STRING',
+			'#/properties/a: format "email" for type STRING',
 		],
 		[
 			'an array without items',
 			{ type: 'OBJECT', properties: { a: { type: 'ARRAY' } } },
-			'/properties/a: ARRAY without items',
-		],
-		[
-			'type beside anyOf',
-			{ type: 'OBJECT', properties: { a: { type: 'STRING', anyOf: [{ type: 'STRING' }] } } },
-			'/properties/a: type and anyOf together',
+			'#/properties/a: ARRAY without items',
 		],
 		[
 			'an empty anyOf',
 			{ type: 'OBJECT', properties: { a: { anyOf: [] } } },
-			'/properties/a: anyOf must be a non-empty list',
+			'#/properties/a: anyOf is not a list of Schemas',
 		],
 		[
 			'a required name not declared',
 			{ type: 'OBJECT', properties: {}, required: ['a'] },
-			'/: required names ["a"], which properties does not declare',
+			'#: required names ["a"], which properties does not declare',
 		],
 		[
 			'a count that is not one',
 			{ type: 'OBJECT', properties: { a: { type: 'ARRAY', items: {}, maxItems: -1 } } },
-			'/properties/a: maxItems must be a count',
+			'#/properties/a: maxItems is not a count',
+		],
+		[
+			'a string length that is not a count',
+			{ type: 'OBJECT', properties: { a: { type: 'STRING', minLength: 1.5 } } },
+			'#/properties/a: minLength is not a count',
+		],
+		[
+			'a pattern that is not a string',
+			{ type: 'OBJECT', properties: { a: { type: 'STRING', pattern: 1 } } },
+			'#/properties/a: pattern is not a string',
 		],
 		[
 			'a schema that is not an object',
 			{ type: 'OBJECT', properties: { a: true } },
-			'/properties/a: not a schema object',
+			'#/properties/a: not a Schema object',
 		],
-	])('names %s', (_label, schema, violation) => {
-		expect(geminiSchemaViolations(schema)).toContain(violation);
+	])('names %s', (_label, schema, problem) => {
+		expect(geminiSchemaProblems(schema)).toContain(problem);
 	});
 });
 
@@ -515,6 +525,6 @@ describe('every converted schema obeys the rules', () => {
 		],
 	];
 	it.each([...fixtureSchemas, ...awkward])('%s', (_label, schema) => {
-		expect(geminiSchemaViolations(toGeminiSchema(schema))).toEqual([]);
+		expect(geminiRuleViolations(toGeminiSchema(schema))).toEqual([]);
 	});
 });

@@ -274,6 +274,8 @@ export function geminiSchemaProblems(node: unknown, path = '#'): string[] {
 		problems.push(at(`format ${JSON.stringify(node.format)} for type ${String(type)}`));
 	if (node.enum !== undefined && !list(node.enum).every((value) => typeof value === 'string'))
 		problems.push(at('enum holds a value that is not a string'));
+	if (node.enum !== undefined && type !== 'STRING')
+		problems.push(at(`enum for type ${String(type)}`));
 	if (type === 'ARRAY' && node.items === undefined) problems.push(at('ARRAY without items'));
 	for (const key of [
 		'minItems',
@@ -287,11 +289,12 @@ export function geminiSchemaProblems(node: unknown, path = '#'): string[] {
 	for (const key of ['minimum', 'maximum'])
 		if (node[key] !== undefined && typeof node[key] !== 'number')
 			problems.push(at(`${key} is not a number`));
-	if (node.pattern !== undefined && typeof node.pattern !== 'string') problems.push(at('pattern'));
+	if (node.pattern !== undefined && typeof node.pattern !== 'string')
+		problems.push(at('pattern is not a string'));
 	if (node.nullable !== undefined && typeof node.nullable !== 'boolean')
-		problems.push(at('nullable'));
+		problems.push(at('nullable is not a boolean'));
 	if (node.description !== undefined && typeof node.description !== 'string')
-		problems.push(at('description'));
+		problems.push(at('description is not a string'));
 	const properties = isRecord(node.properties) ? node.properties : {};
 	if (node.properties !== undefined && !isRecord(node.properties))
 		problems.push(at('properties is not a map'));
@@ -435,7 +438,7 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 			),
 		},
 		{
-			says: 'Schema: only its documented fields (type, format, title, description, nullable, enum, maxItems, minItems, properties, required, minProperties, maxProperties, minLength, maxLength, pattern, example, anyOf, propertyOrdering, default, items, minimum, maximum); format for NUMBER float or double, for INTEGER int32 or int64, for STRING enum or date-time; enum of strings; required names among the properties; an ARRAY has items.',
+			says: 'Schema: only its documented fields (type, format, title, description, nullable, enum, maxItems, minItems, properties, required, minProperties, maxProperties, minLength, maxLength, pattern, example, anyOf, propertyOrdering, default, items, minimum, maximum); format for NUMBER float or double, for INTEGER int32 or int64, for STRING enum or date-time; enum: possible values of a Type.STRING, as strings; required names among the properties; an ARRAY has items.',
 			see: GEMINI_SCHEMA,
 			check: eachFunction('gemini', (fn) =>
 				fn.parameters === undefined ? [] : geminiSchemaProblems(fn.parameters),
