@@ -7,6 +7,7 @@ import { DIALECTS } from '../../lib/dialects/registry';
 import type { ModelSettings } from '../../lib/dialects/types';
 import { DIALECT_CASES } from '../support/dialectCases';
 import { echoWithoutSchema as echo, weather } from '../support/dialectTools';
+import { functionsOf } from '../support/vendorRules';
 
 const OUR_KEYS =
 	'structuredContent|attachments|isError|mcpName|annotations|outputSchema|readOnlyHint|vendorTurn|"server"';
@@ -135,6 +136,37 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 				expect(toolChoice.of(body)).toEqual(expected);
 			});
 		}
+
+		describe("a tool's arguments as an object schema, by one rule (lib/schema/objectRoot.ts)", () => {
+			const rootOf = (inputSchema: Tool['inputSchema']) => {
+				const { body } = build({
+					tools: [{ name: 'tool', inputSchema }],
+					messages: [{ role: 'user', content: 'x' }],
+				});
+				const [fn] = functionsOf(row.id, body as Record<string, unknown>);
+				return fn.schema as Record<string, unknown>;
+			};
+
+			it('sends an empty object schema for a tool without one', () => {
+				expect(rootOf({})).toMatchObject({ type: row.objectType, properties: {} });
+			});
+
+			it('adds the object type to a schema that names none, as some servers send', () => {
+				const root = rootOf({ $schema: 'http://json-schema.org/draft-07/schema#' });
+				expect(root.type).toBe(row.objectType);
+			});
+
+			it('sends the object type for a type list that allows an object', () => {
+				const root = rootOf({ type: ['object', 'null'], properties: { a: { type: 'string' } } });
+				expect(root.type).toBe(row.objectType);
+			});
+
+			it('refuses a schema that allows no object, naming the tool, before anything is sent', () => {
+				expect(() => rootOf({ type: 'string' })).toThrow(
+					`Tool 'tool' cannot be offered to a model: its input schema has type "string", and a tool's arguments are always an object.`,
+				);
+			});
+		});
 
 		if (row.noStrictMode) {
 			const reason = expect.stringMatching(row.noStrictMode);

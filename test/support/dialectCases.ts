@@ -45,6 +45,8 @@ export interface DialectCase {
 	model: string;
 	/** The vendor's name for a dotted MCP name: Gemini's names may hold dots, the others' may not. */
 	dottedName: string;
+	/** How the vendor's schemas write the object type: Gemini's Schema upper-cases its types. */
+	objectType: 'object' | 'OBJECT';
 	/** The stop reason of a finished turn, as the vendor sends it and the turn keeps it. */
 	stopReason: string;
 	/** The usage every answer below reports. */
@@ -112,6 +114,7 @@ const openaiChat: DialectCase = {
 	id: 'openaiChat',
 	model: 'gpt-test',
 	dottedName: 'weather_get',
+	objectType: 'object',
 	stopReason: 'stop',
 	usage: USAGE.openaiChat,
 	keepsEveryTurn: false,
@@ -161,6 +164,7 @@ const openaiResponses: DialectCase = {
 	id: 'openaiResponses',
 	model: 'gpt-test',
 	dottedName: 'weather_get',
+	objectType: 'object',
 	stopReason: 'completed',
 	usage: USAGE.openaiResponses,
 	keepsEveryTurn: false,
@@ -268,6 +272,7 @@ const anthropic: DialectCase = {
 	id: 'anthropic',
 	model: 'claude-test',
 	dottedName: 'weather_get',
+	objectType: 'object',
 	stopReason: 'end_turn',
 	usage: USAGE.anthropic,
 	keepsEveryTurn: false,
@@ -338,6 +343,7 @@ const gemini: DialectCase = {
 	id: 'gemini',
 	model: 'gemini-2.5-flash',
 	dottedName: 'weather.get',
+	objectType: 'OBJECT',
 	stopReason: 'STOP',
 	usage: USAGE.gemini,
 	keepsEveryTurn: true,
@@ -404,6 +410,7 @@ const ollama: DialectCase = {
 	id: 'ollama',
 	model: 'qwen3:8b',
 	dottedName: 'weather_get',
+	objectType: 'object',
 	stopReason: 'stop',
 	usage: USAGE.ollama,
 	keepsEveryTurn: false,
