@@ -14,12 +14,15 @@ export const DEFAULT_SECRET_KEYS = [
 	'cookie',
 ];
 
+export type Secrets = readonly string[] | (() => readonly string[]);
+
 export interface RedactionRules {
 	/**
 	 * Values hidden wherever they appear, inside any text and in any encoded form (JSON-escaped,
-	 * URL-encoded, hex, base64): the secrets of the credentials in use.
+	 * URL-encoded, hex, base64): the secrets of the credentials in use. A function is asked again
+	 * at each use, for secrets that change while a node runs (renewed tokens).
 	 */
-	secrets: readonly string[];
+	secrets: Secrets;
 	/**
 	 * Keys whose text values are hidden. Objects under them are searched, not hidden (a schema property
 	 * named `password`); numbers are kept (`promptTokenCount` is a count, not a token).
@@ -54,10 +57,13 @@ interface Frame {
 const NO_PATHS: Paths = [];
 
 export function createRedactor(rules: RedactionRules): Redactor {
-	const matchers = matchersFor(rules.secrets);
+	const matchersNow = liveMatchers(rules.secrets);
 	const keyRules = (rules.keys ?? DEFAULT_SECRET_KEYS).map(words).filter((rule) => rule.length > 0);
 	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
-	const text = (value: string) => (matchers ? value.replace(matchers.text, REDACTED) : value);
+	const text = (value: string) => {
+		const matchers = matchersNow();
+		return matchers ? value.replace(matchers.text, REDACTED) : value;
+	};
 	const secretKeys = new Map<string, boolean>();
 	const secretKey = (key: string) => {
 		let known = secretKeys.get(key);
@@ -138,8 +144,14 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	return {
 		values: (value) => visit(value, false, NO_PATHS) as typeof value,
 		all: (value) => visit(value, true, paths) as typeof value,
-		adjacent: (texts) => (matchers ? hiddenAcross(texts, matchers.text) : [...texts]),
-		foundIn: (bytes) => (matchers ? matchers.bytes.test(bytes.toString('latin1')) : false),
+		adjacent: (texts) => {
+			const matchers = matchersNow();
+			return matchers ? hiddenAcross(texts, matchers.text) : [...texts];
+		},
+		foundIn: (bytes) => {
+			const matchers = matchersNow();
+			return matchers ? matchers.bytes.test(bytes.toString('latin1')) : false;
+		},
 	};
 }
 
@@ -153,6 +165,25 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
  * item: the matchers of the last few secret lists are kept.
  */
 const compiled = new Map<string, SecretMatchers | undefined>();
+/** The matchers of the secrets as they are now; a live list is compiled again only when it changed. */
+function liveMatchers(secrets: Secrets): () => SecretMatchers | undefined {
+	if (typeof secrets !== 'function') {
+		const fixed = matchersFor(secrets);
+		return () => fixed;
+	}
+	let seen: readonly string[] | undefined;
+	let matchers: SecretMatchers | undefined;
+	return () => {
+		const list = secrets();
+		const changed =
+			seen === undefined ||
+			list.length !== seen.length ||
+			list.some((secret, index) => secret !== seen![index]);
+		if (changed) [seen, matchers] = [[...list], matchersFor(list)];
+		return matchers;
+	};
+}
+
 function matchersFor(secrets: readonly string[]): SecretMatchers | undefined {
 	const key = JSON.stringify(secrets);
 	if (compiled.has(key)) return compiled.get(key);

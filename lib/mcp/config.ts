@@ -1,5 +1,6 @@
 import { canonicalJson, sha256 } from '../json/canonical';
 import type { OAuthSession } from './oauth/session';
+import type { EgressFilter } from './outbound';
 
 /** How to start and talk to one MCP server: what a credential describes. */
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
@@ -27,16 +28,19 @@ export interface HttpServerConfig {
 	 * when it expires or the server refuses it. From `oauthSession()`.
 	 */
 	oauth?: OAuthSession;
+	/** The host's policy for where requests may go (n8n's SSRF protection); without it, anywhere. */
+	egress?: EgressFilter;
 }
 
 /**
  * Identifies a configuration without exposing its secrets: the pool key. An OAuth configuration
- * counts by the authorization's id, not its current token, so a renewed token keeps the connection.
+ * counts by the authorization's id, not its current token, so a renewed token keeps the connection;
+ * the egress policy is the host's, the same for every use.
  */
 export function configKey(config: McpServerConfig): string {
-	const identity =
-		config.transport === 'http' && config.oauth ? { ...config, oauth: config.oauth.id } : config;
-	return sha256(canonicalJson(identity));
+	if (config.transport === 'stdio') return sha256(canonicalJson(config));
+	const { oauth, egress: _egress, ...rest } = config;
+	return sha256(canonicalJson({ ...rest, ...(oauth && { oauth: oauth.id }) }));
 }
 
 /** The values of a configuration that must never appear in an output or a log. */

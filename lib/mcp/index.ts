@@ -26,7 +26,13 @@ export {
 	type OAuthOptions,
 	type OAuthTokens,
 } from './oauth/session';
-export { outboundFetch, proxySettingsFrom, type ProxySettings } from './outbound';
+export {
+	EgressRefused,
+	outboundFetch,
+	proxySettingsFrom,
+	type EgressFilter,
+	type ProxySettings,
+} from './outbound';
 export {
 	CLIENT_CAPABILITIES,
 	type ElicitationOptions,

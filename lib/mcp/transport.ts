@@ -97,6 +97,7 @@ function httpOptions(config: HttpServerConfig, url: URL, requestTimeoutMs: numbe
 		serverUrl: url,
 		headers: config.headers,
 		uncancellableTimeoutMs: requestTimeoutMs,
+		egress: config.egress,
 	});
 	if (config.oauth) {
 		const session = config.oauth;

@@ -1,5 +1,10 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { createRedactor, DEFAULT_SECRET_KEYS, type Redactor } from '../../lib/json/redact';
+import {
+	createRedactor,
+	DEFAULT_SECRET_KEYS,
+	type Redactor,
+	type Secrets,
+} from '../../lib/json/redact';
 import type { TracePolicy } from '../../lib/trace/entries';
 
 /** The trace and redaction settings both nodes offer. */
@@ -76,11 +81,11 @@ export interface NodeRedaction {
 	text(message: string): string;
 }
 
-/** The node's redaction for one item; `secrets` are the values of the credentials it uses. */
+/** The node's redaction for one item; `secrets` are the values of the credentials it uses (a function: as they are now). */
 export function redactionOf(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	secrets: readonly string[],
+	secrets: Secrets,
 ): NodeRedaction {
 	const options = context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
 	const list = (text: string | undefined) =>

@@ -195,6 +195,18 @@ describe('createRedactor', () => {
 		).toEqual({ messages: [] });
 	});
 
+	it('asks a live list of secrets again at each use: a token renewed meanwhile is hidden too', () => {
+		const held = ['first-token-1234'];
+		const redactor = createRedactor({ secrets: () => held });
+		expect(redactor.values('first-token-1234 second-token-5678')).toBe(
+			'[redacted] second-token-5678',
+		);
+		held.push('second-token-5678');
+		expect(redactor.all({ text: 'first-token-1234 second-token-5678' })).toEqual({
+			text: '[redacted] [redacted]',
+		});
+	});
+
 	it('treats values shorter than six characters as settings, not secrets', () => {
 		const redactor = createRedactor({ secrets: ['prod', '1', 'true', '', '12345', '123456'] });
 		expect(redactor.values('mode=prod debug=1 verbose=true id=12345')).toBe(

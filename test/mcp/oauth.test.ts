@@ -197,6 +197,100 @@ describe('OAuth token renewal', () => {
 	});
 });
 
+/** What n8n's refresh helper does for the session: a refresh grant at the token endpoint, by the caller. */
+async function refreshAtTokenEndpoint(
+	server: OAuthServerHandle,
+	client: NonNullable<OAuthOptions['client']>,
+	refreshToken: string,
+): Promise<OAuthTokens> {
+	const response = await fetch(new URL('token', server.issuer), {
+		method: 'POST',
+		body: new URLSearchParams({
+			grant_type: 'refresh_token',
+			refresh_token: refreshToken,
+			client_id: client.client_id,
+			client_secret: client.client_secret ?? '',
+		}),
+	});
+	if (!response.ok) throw new Error(`refresh answered ${response.status}`);
+	return (await response.json()) as OAuthTokens;
+}
+
+describe('OAuth token renewal through the caller', () => {
+	let server: OAuthServerHandle;
+	beforeAll(async () => {
+		server = await startOAuthServer(['--token-seconds', '2']);
+	});
+
+	/** A credential whose renewals the caller makes, counted; the session never refreshes on its own. */
+	async function renewedByCaller(expiresAt?: number) {
+		const stored = await connectedCredential(server);
+		let current = stored.tokens;
+		const renewals: OAuthTokens[] = [];
+		const config = httpConfig(server.mcp, {
+			tokens: stored.tokens,
+			client: stored.client,
+			expiresAt,
+			renew: async () => {
+				current = await refreshAtTokenEndpoint(server, stored.client, current.refresh_token!);
+				renewals.push(current);
+				return current;
+			},
+		});
+		return { config, renewals };
+	}
+
+	const echo = (config: HttpServerConfig, pool: ConnectionPool) =>
+		pool.use(config, (connection) =>
+			connection.callTool('echo', { text: 'renewed' }, { timeoutMs: 5_000 }),
+		);
+
+	it('renews a token about to expire through the caller, not at the token endpoint itself', async () => {
+		const { config, renewals } = await renewedByCaller(Date.now() + 2_000);
+		const pool = newPool();
+		const before = await server.stats();
+		await new Promise((resolve) => setTimeout(resolve, 1_600));
+		expect(textOf(await echo(config, pool))).toBe('renewed');
+		expect(renewals).toHaveLength(1);
+		expect((await server.stats()).refreshes - before.refreshes).toBe(1);
+		expect(secretsOf(config)).toEqual(expect.arrayContaining([renewals[0].access_token]));
+	});
+
+	it('renews through the caller once when the server refuses an expired token', async () => {
+		const { config, renewals } = await renewedByCaller();
+		const pool = newPool();
+		await pool.use(config, (connection) => connection.listTools());
+		await new Promise((resolve) => setTimeout(resolve, 2_100));
+		const before = await server.stats();
+		const results = await pool.use(config, (connection) =>
+			Promise.all(
+				[1, 2, 3].map((n) =>
+					connection.callTool('echo', { text: `call ${n}` }, { timeoutMs: 10_000 }),
+				),
+			),
+		);
+		expect(results.map(textOf)).toEqual(['call 1', 'call 2', 'call 3']);
+		expect(renewals).toHaveLength(1);
+		expect((await server.stats()).refreshes - before.refreshes).toBe(1);
+	});
+
+	it("a renewal the caller refuses names the refresh step with the caller's reason", async () => {
+		const stored = await connectedCredential(server);
+		await new Promise((resolve) => setTimeout(resolve, 2_100));
+		const before = await server.stats();
+		const config = httpConfig(server.mcp, {
+			tokens: stored.tokens,
+			client: stored.client,
+			renew: () => Promise.reject(new Error('The credential "Remote" needs to be reconnected.')),
+		});
+		const failure = newPool().use(config, (connection) => connection.listTools());
+		await expect(failure).rejects.toThrow(
+			/^OAuth refresh failed: .*\/token could not be renewed through the credential: The credential "Remote" needs to be reconnected\..*reconnect the credential/,
+		);
+		expect((await server.stats()).refreshes).toBe(before.refreshes);
+	});
+});
+
 describe('OAuth failures name the step and never hang', () => {
 	const cases: Array<[string, RegExp]> = [
 		[

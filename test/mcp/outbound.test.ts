@@ -1,9 +1,12 @@
+import { lookup as dnsLookup } from 'node:dns';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo, type LookupFunction, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import {
 	ConnectionPool,
+	outboundFetch,
 	oauthSession,
+	type EgressFilter,
 	type HttpServerConfig,
 	type OAuthOptions,
 	type OAuthTokens,
@@ -121,26 +124,26 @@ describe('MCP over HTTP through the proxy of the environment', () => {
 	});
 });
 
-describe('redirects to another origin', () => {
-	async function startRecorder() {
-		const seen: IncomingMessage['headers'][] = [];
-		const url = await listen(
-			createServer((req, res) => {
-				seen.push(req.headers);
-				res.writeHead(404).end();
-			}),
-		);
-		return { url, seen };
-	}
-	async function startRedirector(target: string) {
-		return listen(
-			createServer((req, res) => {
-				req.resume();
-				res.writeHead(307, { Location: `${target}${req.url}` }).end();
-			}),
-		);
-	}
+async function startRecorder() {
+	const seen: IncomingMessage['headers'][] = [];
+	const url = await listen(
+		createServer((req, res) => {
+			seen.push(req.headers);
+			res.writeHead(404).end();
+		}),
+	);
+	return { url, seen };
+}
+async function startRedirector(target: string) {
+	return listen(
+		createServer((req, res) => {
+			req.resume();
+			res.writeHead(307, { Location: `${target}${req.url}` }).end();
+		}),
+	);
+}
 
+describe('redirects to another origin', () => {
 	it('never carry the configured headers there: the redirect is not followed, and the error says so', async () => {
 		const recorder = await startRecorder();
 		const redirector = await startRedirector(recorder.url);
@@ -168,5 +171,88 @@ describe('redirects to another origin', () => {
 			/not followed/,
 		);
 		expect(recorder.seen).toEqual([]);
+	});
+});
+
+/** An egress policy as n8n's SSRF protection gives it: hosts (host:port) it refuses, and the names it resolved. */
+function egressPolicy(refused: string[] = []) {
+	const resolved: string[] = [];
+	const refuse = (host: string) => ({ ok: false as const, error: new Error(`${host} is blocked`) });
+	const filter: EgressFilter = {
+		validateUrl: async (url) => (refused.includes(url.host) ? refuse(url.host) : { ok: true }),
+		validateConnectionHost: (host) => (refused.includes(host) ? refuse(host) : { ok: true }),
+		createSecureLookup: () =>
+			((hostname, options, callback) => {
+				resolved.push(hostname);
+				dnsLookup(hostname, options, callback);
+			}) as LookupFunction,
+	};
+	return { filter, resolved };
+}
+
+describe("the host's egress policy", () => {
+	let server: OAuthServerHandle;
+	beforeAll(async () => {
+		server = await startOAuthServer();
+	});
+
+	it('refuses a server it blocks before any request, saying which and why', async () => {
+		const { filter } = egressPolicy([hostOf(server.mcp)]);
+		const before = await server.stats();
+		const config = { ...oauthConfig(server.mcp), egress: filter };
+		await expect(newPool().use(config, (connection) => connection.listTools())).rejects.toThrow(
+			`The outbound network policy refused the request to ${server.mcp}: ${hostOf(server.mcp)} is blocked`,
+		);
+		expect((await server.stats()).mcpRequests).toBe(before.mcpRequests);
+	});
+
+	it('resolves the hosts it allows through its lookup', async () => {
+		const open = await startOAuthServer(['--no-auth']);
+		const { filter, resolved } = egressPolicy();
+		const config: HttpServerConfig = {
+			transport: 'http',
+			url: open.mcp.replace('127.0.0.1', 'localhost'),
+			headers: {},
+			mode: 'streamableHttp',
+			egress: filter,
+		};
+		const tools = await newPool().use(config, (connection) => connection.listTools());
+		expect(tools.length).toBeGreaterThan(0);
+		expect(resolved).toContain('localhost');
+	});
+
+	it('checks each redirect an OAuth request follows, and stops at a host it blocks', async () => {
+		const recorder = await startRecorder();
+		const redirector = await startRedirector(recorder.url);
+		const { filter } = egressPolicy([hostOf(recorder.url)]);
+		const send = outboundFetch({
+			serverUrl: new URL(`${redirector}/mcp`),
+			headers: {},
+			uncancellableTimeoutMs: 5_000,
+			egress: filter,
+		});
+		await expect(send(`${redirector}/.well-known/oauth-protected-resource`)).rejects.toThrow(
+			`refused the request to ${recorder.url}/.well-known/oauth-protected-resource`,
+		);
+		expect(recorder.seen).toEqual([]);
+	});
+
+	it('follows a redirect it allows, leaving the authorization header behind at another origin', async () => {
+		const recorder = await startRecorder();
+		const redirector = await startRedirector(recorder.url);
+		const send = outboundFetch({
+			serverUrl: new URL(`${redirector}/mcp`),
+			headers: {},
+			uncancellableTimeoutMs: 5_000,
+			egress: egressPolicy().filter,
+		});
+		const response = await send(`${redirector}/token`, {
+			method: 'POST',
+			headers: { Authorization: 'Basic c2VjcmV0LXZhbHVl' },
+			body: 'grant_type=refresh_token',
+		});
+		expect(response.status).toBe(404);
+		expect(recorder.seen).toHaveLength(1);
+		expect(recorder.seen[0].authorization).toBeUndefined();
 	});
 });

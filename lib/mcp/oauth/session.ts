@@ -26,6 +26,12 @@ export interface OAuthOptions {
 	client?: OAuthClientInformationMixed;
 	/** Asked for when neither the server's challenge nor its metadata names a scope. */
 	scope?: string;
+	/**
+	 * Renews the tokens in place of the token endpoint (n8n: its OAuth2 refresh helper, which saves
+	 * them to the credential), so the caller's store stays current. Every renewal goes through it,
+	 * shortly before expiry and after a 401; its error ends the renewal, named as its step.
+	 */
+	renew?: () => Promise<OAuthTokens>;
 	/** Receives every new set of tokens (renewed or newly granted) for the caller to keep; its errors are the caller's to handle. */
 	onTokens?: (tokens: OAuthTokens) => void | Promise<void>;
 	/** Receives a client registered during an authorization, for the caller to keep. */
@@ -93,10 +99,13 @@ export class OAuthSession implements OAuthClientProvider {
 	offer(options: OAuthOptions): void {
 		const previous = this.options;
 		this.options = options;
+		this.trail.renewThrough = options.renew;
 		if (options.tokens && !this.held.includes(options.tokens.access_token)) {
 			this.current = options.tokens;
 			this.renewAt =
-				options.expiresAt === undefined ? undefined : options.expiresAt - RENEW_MARGIN_MS;
+				options.expiresAt === undefined
+					? undefined
+					: options.expiresAt - renewalMargin(options.tokens.expires_in);
 			this.hold(options.tokens.access_token, options.tokens.refresh_token, options.tokens.id_token);
 		}
 		const client = options.client;
@@ -174,11 +183,10 @@ export class OAuthSession implements OAuthClientProvider {
 		if (tokens.access_token === this.current?.access_token) return;
 		this.current = tokens;
 		this.trail.stepUpScope = undefined;
-		const lifetimeMs = tokens.expires_in === undefined ? undefined : tokens.expires_in * 1000;
 		this.renewAt =
-			lifetimeMs === undefined
+			tokens.expires_in === undefined
 				? undefined
-				: Date.now() + lifetimeMs - Math.min(RENEW_MARGIN_MS, lifetimeMs / 4);
+				: Date.now() + tokens.expires_in * 1000 - renewalMargin(tokens.expires_in);
 		this.hold(tokens.access_token, tokens.refresh_token, tokens.id_token);
 		try {
 			await this.options.onTokens?.(tokens);
@@ -253,6 +261,12 @@ export class OAuthSession implements OAuthClientProvider {
 			if (this.held.length > KEPT_SECRETS) this.held.shift();
 		}
 	}
+}
+
+/** How long before expiry a token is renewed: at most RENEW_MARGIN_MS, a quarter of a short token's lifetime. */
+function renewalMargin(lifetimeSeconds: number | undefined): number {
+	const lifetimeMs = lifetimeSeconds === undefined ? Infinity : lifetimeSeconds * 1000;
+	return Math.min(RENEW_MARGIN_MS, lifetimeMs / 4);
 }
 
 /** Whether a token's granted scope (unknown: assume so) includes every scope wanted. */

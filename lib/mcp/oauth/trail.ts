@@ -3,6 +3,7 @@ import {
 	OAuthMetadataSchema,
 	OAuthProtectedResourceMetadataSchema,
 	OpenIdProviderDiscoveryMetadataSchema,
+	type OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 
 /** The steps of an OAuth authorization, as an error names them. */
@@ -53,6 +54,8 @@ export class OAuthTrail {
 	/** Renewals by the refresh token sent, and by the one issued while it is fresh. */
 	private readonly renewals = new Map<string, Renewal>();
 	private lastRenewal?: Renewal;
+	/** Answers a refresh in place of the token endpoint, when the session's caller renews (OAuthOptions.renew). */
+	renewThrough?: () => Promise<OAuthTokens>;
 
 	/** A point to read problems from: those of one request to the server and the authorization it set off. */
 	mark(): number {
@@ -134,7 +137,7 @@ export class OAuthTrail {
 			return replay(await known.answer);
 		}
 		const renewal: Renewal = {
-			answer: this.checked('refresh', target, () => next(url, init)).then(recordAnswer),
+			answer: this.exchangeRefresh(target, () => next(url, init)).then(recordAnswer),
 		};
 		this.renewals.set(sentToken, renewal);
 		this.lastRenewal = renewal;
@@ -151,6 +154,26 @@ export class OAuthTrail {
 		);
 		for (const old of [...this.renewals.keys()].slice(0, -6)) this.renewals.delete(old);
 		return replay(await renewal.answer);
+	}
+
+	/**
+	 * The token endpoint's answer to a refresh, or the caller's renewal given as that answer: the
+	 * SDK takes its tokens as from the endpoint, and its failure as a refused grant.
+	 */
+	private async exchangeRefresh(target: URL, request: () => Promise<Response>): Promise<Response> {
+		const renew = this.renewThrough;
+		if (!renew) return this.checked('refresh', target, request);
+		try {
+			return Response.json(await renew());
+		} catch (error) {
+			const message = (error as Error).message;
+			this.record({
+				step: 'refresh',
+				url: plain(target),
+				reason: `could not be renewed through the credential: ${message}`,
+			});
+			return Response.json({ error: 'invalid_grant', error_description: message }, { status: 400 });
+		}
 	}
 
 	/** The access token of a renewal that ended after `time` or is still under way. */
