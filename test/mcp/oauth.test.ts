@@ -8,9 +8,14 @@ import {
 } from '../../lib/mcp';
 import type { OAuthOptions, OAuthTokens } from '../../lib/mcp';
 import { headlessAuthorize } from '../support/headlessAuthorize';
-import { startOAuthServer, stopOAuthServers, type OAuthServerHandle } from '../support/oauthServer';
+import {
+	authorizeHeadlessly,
+	N8N_CALLBACK,
+	startOAuthServer,
+	stopOAuthServers,
+	type OAuthServerHandle,
+} from '../support/oauthServer';
 
-const REDIRECT_URL = 'http://localhost:5678/rest/oauth2-credential/callback';
 const pools: ConnectionPool[] = [];
 function newPool(connectTimeoutMs = 20_000): ConnectionPool {
 	const pool = new ConnectionPool({ maxSize: 4, idleTimeoutMs: 60_000, connectTimeoutMs });
@@ -28,7 +33,7 @@ function httpConfig(url: string, options: Partial<OAuthOptions> = {}): HttpServe
 		url,
 		headers: {},
 		mode: 'streamableHttp',
-		oauth: oauthSession({ id: randomUUID(), redirectUrl: REDIRECT_URL, ...options }),
+		oauth: oauthSession({ id: randomUUID(), redirectUrl: N8N_CALLBACK, ...options }),
 	};
 }
 
@@ -36,17 +41,32 @@ const textOf = (result: { content: unknown }) =>
 	(result.content as Array<{ type: string; text: string }>)[0].text;
 
 /** What n8n holds after its Connect button: a registered client and tokens, from a headless authorization. */
-async function connectedCredential(server: OAuthServerHandle) {
-	const saved: { tokens?: OAuthTokens; client?: OAuthOptions['client'] } = {};
-	const config = httpConfig(server.mcp, {
-		authorize: headlessAuthorize,
-		onTokens: (tokens) => void (saved.tokens = tokens),
-		onClient: (client) => void (saved.client = client),
-	});
+const connectedCredential = authorizeHeadlessly;
+
+/**
+ * Connects, waits past the server's 2 s token lifetime, then makes `count` calls at once: their
+ * answers, and how many refreshes the server saw meanwhile.
+ */
+async function callsAfterExpiry(
+	server: OAuthServerHandle,
+	config: HttpServerConfig,
+	count: number,
+) {
 	const pool = newPool();
 	await pool.use(config, (connection) => connection.listTools());
-	await pool.closeAll();
-	return { tokens: saved.tokens!, client: saved.client! };
+	await new Promise((resolve) => setTimeout(resolve, 2_100));
+	const before = await server.stats();
+	const results = await pool.use(config, (connection) =>
+		Promise.all(
+			Array.from({ length: count }, (_, index) =>
+				connection.callTool('echo', { text: `call ${index}` }, { timeoutMs: 10_000 }),
+			),
+		),
+	);
+	return {
+		texts: results.map(textOf),
+		refreshes: (await server.stats()).refreshes - before.refreshes,
+	};
 }
 
 describe('OAuth 2.1 against a protected MCP server', () => {
@@ -180,19 +200,9 @@ describe('OAuth token renewal', () => {
 			client: stored.client,
 			onTokens: (tokens) => void handed.push(tokens),
 		});
-		const pool = newPool();
-		await pool.use(config, (connection) => connection.listTools());
-		await new Promise((resolve) => setTimeout(resolve, 2_100));
-		const before = await server.stats();
-		const results = await pool.use(config, (connection) =>
-			Promise.all(
-				Array.from({ length: 5 }, (_, index) =>
-					connection.callTool('echo', { text: `call ${index}` }, { timeoutMs: 10_000 }),
-				),
-			),
-		);
-		expect(results.map(textOf)).toEqual(['call 0', 'call 1', 'call 2', 'call 3', 'call 4']);
-		expect((await server.stats()).refreshes - before.refreshes).toBe(1);
+		const { texts, refreshes } = await callsAfterExpiry(server, config, 5);
+		expect(texts).toEqual(['call 0', 'call 1', 'call 2', 'call 3', 'call 4']);
+		expect(refreshes).toBe(1);
 		expect(new Set(handed.map((tokens) => tokens.access_token)).size).toBe(1);
 	});
 });
@@ -258,20 +268,10 @@ describe('OAuth token renewal through the caller', () => {
 
 	it('renews through the caller once when the server refuses an expired token', async () => {
 		const { config, renewals } = await renewedByCaller();
-		const pool = newPool();
-		await pool.use(config, (connection) => connection.listTools());
-		await new Promise((resolve) => setTimeout(resolve, 2_100));
-		const before = await server.stats();
-		const results = await pool.use(config, (connection) =>
-			Promise.all(
-				[1, 2, 3].map((n) =>
-					connection.callTool('echo', { text: `call ${n}` }, { timeoutMs: 10_000 }),
-				),
-			),
-		);
-		expect(results.map(textOf)).toEqual(['call 1', 'call 2', 'call 3']);
+		const { texts, refreshes } = await callsAfterExpiry(server, config, 3);
+		expect(texts).toEqual(['call 0', 'call 1', 'call 2']);
 		expect(renewals).toHaveLength(1);
-		expect((await server.stats()).refreshes - before.refreshes).toBe(1);
+		expect(refreshes).toBe(1);
 	});
 
 	it("a renewal the caller refuses names the refresh step with the caller's reason", async () => {
@@ -351,6 +351,28 @@ describe('OAuth failures name the step and never hang', () => {
 		);
 		const message = await failure.catch((error: Error) => error.message);
 		expect(message).not.toContain(stored.tokens.refresh_token);
+		// The next use (the next execution, with the same credential) is told the same, not "authorize anew".
+		const again = httpConfig(server.mcp, { id: config.oauth!.id, ...stored });
+		await expect(newPool().use(again, (connection) => connection.listTools())).rejects.toThrow(
+			/^OAuth refresh failed: .*invalid_grant/,
+		);
 		await server.stop();
+	});
+
+	it('a credential whose server URL changed discovers the new server', async () => {
+		const [first, second] = await Promise.all([
+			startOAuthServer(),
+			startOAuthServer(['--token-seconds', '1']),
+		]);
+		const id = randomUUID();
+		const firstUse = httpConfig(first.mcp, { id, authorize: headlessAuthorize });
+		await newPool().use(firstUse, (connection) => connection.listTools());
+		// Tokens of the second server that have expired: renewing them needs its own discovery.
+		const stored = await connectedCredential(second);
+		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		const secondUse = httpConfig(second.mcp, { id, ...stored });
+		const tools = await newPool().use(secondUse, (connection) => connection.listTools());
+		expect(tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'whoami' })]));
+		await Promise.all([first.stop(), second.stop()]);
 	});
 });

@@ -1,5 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import {
+	ConnectionPool,
+	oauthSession,
+	type HttpServerConfig,
+	type OAuthClientInformationMixed,
+	type OAuthTokens,
+} from '../../lib/mcp';
+import { headlessAuthorize } from './headlessAuthorize';
 import { childEnv, OAUTH_SERVER } from './servers';
 
 export interface OAuthServerHandle {
@@ -63,4 +73,65 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 export async function stopOAuthServers(): Promise<void> {
 	await Promise.all([...running].map(stopChild));
+}
+
+/** A registered client and its tokens, from a headless authorization: what n8n holds after Connect. */
+export async function authorizeHeadlessly(
+	server: OAuthServerHandle,
+): Promise<{ tokens: OAuthTokens; client: OAuthClientInformationMixed }> {
+	const saved: { tokens?: OAuthTokens; client?: OAuthClientInformationMixed } = {};
+	const pool = new ConnectionPool({ maxSize: 1, idleTimeoutMs: 60_000, connectTimeoutMs: 20_000 });
+	const config: HttpServerConfig = {
+		transport: 'http',
+		url: server.mcp,
+		headers: {},
+		mode: 'streamableHttp',
+		oauth: oauthSession({
+			id: randomUUID(),
+			redirectUrl: N8N_CALLBACK,
+			authorize: headlessAuthorize,
+			onTokens: (tokens) => void (saved.tokens = tokens),
+			onClient: (client) => void (saved.client = client),
+		}),
+	};
+	try {
+		await pool.use(config, (connection) => connection.listTools());
+	} finally {
+		await pool.closeAll();
+	}
+	return { tokens: saved.tokens!, client: saved.client! };
+}
+
+/** n8n's OAuth2 callback, where the authorization server sends the code. */
+export const N8N_CALLBACK = 'http://localhost:5678/rest/oauth2-credential/callback';
+
+/**
+ * The MCP Server (OAuth2) credential as n8n keeps it after Connect: the fields its dynamic client
+ * registration wrote, and the token endpoint's answer as `oauthTokenData` with n8n's expiry stamp.
+ */
+export async function connectedOAuthCredential(
+	server: OAuthServerHandle,
+	extra: ICredentialDataDecryptedObject = {},
+): Promise<ICredentialDataDecryptedObject> {
+	const { tokens, client } = await authorizeHeadlessly(server);
+	const { issuer: _issuer, ...tokenData } = tokens;
+	return {
+		serverUrl: server.mcp,
+		transport: 'streamableHttp',
+		headers: {},
+		useDynamicClientRegistration: true,
+		grantType: 'authorizationCode',
+		authentication: 'body',
+		usePkce: true,
+		authUrl: new URL('authorize', server.issuer).href,
+		accessTokenUrl: new URL('token', server.issuer).href,
+		clientId: client.client_id,
+		clientSecret: client.client_secret ?? '',
+		scope: tokens.scope ?? '',
+		oauthTokenData: {
+			...tokenData,
+			n8n_expires_at: String(Date.now() + (tokens.expires_in ?? 3600) * 1000),
+		},
+		...extra,
+	};
 }

@@ -95,12 +95,17 @@ export class OAuthSession implements OAuthClientProvider {
 		return this.options.id;
 	}
 
-	/** Takes a caller's newer view: its callbacks, and its tokens and client if they are new to this session. */
+	/**
+	 * Takes a caller's newer view: its callbacks, and its tokens and client if they are new to this
+	 * session, or the session has none left.
+	 */
 	offer(options: OAuthOptions): void {
 		const previous = this.options;
 		this.options = options;
 		this.trail.renewThrough = options.renew;
-		if (options.tokens && !this.held.includes(options.tokens.access_token)) {
+		// Tokens it held are older than its own, unless it has none left (they were refused).
+		const fresh = options.tokens && !this.held.includes(options.tokens.access_token);
+		if (options.tokens && (fresh || !this.current)) {
 			this.current = options.tokens;
 			this.renewAt =
 				options.expiresAt === undefined
@@ -115,8 +120,12 @@ export class OAuthSession implements OAuthClientProvider {
 		}
 	}
 
-	/** The server this session authorizes for, and the fetch its requests go through. */
+	/**
+	 * The server this session authorizes for, and the fetch its requests go through. What was
+	 * discovered for another server (the credential's URL was changed) is forgotten.
+	 */
 	bind(url: URL, fetch: FetchLike): void {
+		if (this.server && this.server.url.href !== url.href) this.discovery = undefined;
 		this.server = { url, fetch };
 	}
 

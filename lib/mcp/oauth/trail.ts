@@ -141,17 +141,17 @@ export class OAuthTrail {
 		};
 		this.renewals.set(sentToken, renewal);
 		this.lastRenewal = renewal;
-		renewal.answer.then(
-			(answer) => {
-				renewal.settledAt = Date.now();
-				const issued = tokenIn(answer, 'refresh_token');
-				if (issued) this.renewals.set(issued, renewal);
-			},
-			() => {
-				renewal.settledAt = Date.now();
-				this.renewals.delete(sentToken);
-			},
-		);
+		// A refused renewal is not kept: a later request tries again, and its failure is told anew.
+		const forget = () => {
+			renewal.settledAt = Date.now();
+			if (this.renewals.get(sentToken) === renewal) this.renewals.delete(sentToken);
+		};
+		renewal.answer.then((answer) => {
+			if (answer.status !== 200) return forget();
+			renewal.settledAt = Date.now();
+			const issued = tokenIn(answer, 'refresh_token');
+			if (issued) this.renewals.set(issued, renewal);
+		}, forget);
 		for (const old of [...this.renewals.keys()].slice(0, -6)) this.renewals.delete(old);
 		return replay(await renewal.answer);
 	}
