@@ -50,6 +50,15 @@ export interface BinaryReference {
 	uri?: string;
 }
 
+/** A resource a tool result links to (MCP `resource_link`): a Read Resource node reads it by `uri`. */
+export interface ResourceLink {
+	uri: string;
+	name: string;
+	title?: string;
+	description?: string;
+	mimeType?: string;
+}
+
 export interface ToolMessage {
 	role: 'tool';
 	tool_call_id: string;
@@ -60,6 +69,8 @@ export interface ToolMessage {
 	name?: string;
 	structuredContent?: Record<string, unknown>;
 	attachments?: BinaryReference[];
+	/** Resources the result links to, in content order. */
+	resourceLinks?: ResourceLink[];
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

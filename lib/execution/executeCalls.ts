@@ -8,6 +8,7 @@ import type {
 import { toConversationTool } from '../conversation/tools';
 import { traceEntry, type TracePolicy } from '../trace/entries';
 import { withBinaryReferences } from './resultMessage';
+import { serverAskTrace } from './serverAsks';
 import { runToolCall, type CallContext, type CallOutcome, type CallStatus } from './runToolCall';
 import type { ListingToolServer } from './toolServer';
 
@@ -52,7 +53,14 @@ export async function executePendingCalls(
 		);
 		answered.push(outcome.message);
 		statuses.push(outcome.status);
-		trace.push(...callTrace(call, outcome, { node: context.nodeName, round, startedAt }, context));
+		const timing = { node: context.nodeName, round, startedAt };
+		trace.push(
+			...callTrace(call, outcome, timing, {
+				server: context.serverLabel,
+				policy: context.tracePolicy,
+				replayed: context.server.replayed === true,
+			}),
+		);
 	}
 	return {
 		conversation: {
@@ -65,15 +73,23 @@ export async function executePendingCalls(
 	};
 }
 
-/** arguments.validation, then tools.call.request and tools.call.result when the server was called. */
-function callTrace(
+/** Where a call's trace entries come from: the server's label, the trace policy, and whether a recording answered. */
+export interface CallTraceSource {
+	server: string;
+	policy: TracePolicy;
+	replayed: boolean;
+}
+
+/**
+ * arguments.validation, then, when the server was called, tools.call.request, a server.request for
+ * each request the server made during the call, and tools.call.result.
+ */
+export function callTrace(
 	call: PendingToolCall,
 	outcome: CallOutcome,
 	timing: { node: string; round: number; startedAt: number },
-	context: ExecutionContext,
+	{ server, policy, replayed }: CallTraceSource,
 ): TraceEntry[] {
-	const { tracePolicy: policy, serverLabel: server } = context;
-	const replayed = context.server.replayed === true;
 	const names = {
 		callId: call.id,
 		tool: call.name,
@@ -108,6 +124,7 @@ function callTrace(
 				replayed,
 			),
 		);
+		entries.push(...serverAskTrace(outcome.serverAsks, timing, { server, ...names }, policy));
 	}
 	const result = outcome.result
 		? withBinaryReferences(outcome.result, outcome.message.attachments)

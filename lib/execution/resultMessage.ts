@@ -1,30 +1,40 @@
 import type { CallToolResult } from '../mcp/connection';
-import type { BinaryReference, ToolMessage } from '../conversation/types';
+import type { BinaryReference, ResourceLink, ToolMessage } from '../conversation/types';
 
 /** Stores bytes as binary data of the item and returns the binary property name it got. */
 export type BinaryStore = (data: Buffer, mimeType: string, fileName: string) => Promise<string>;
 
-type ContentPart = CallToolResult['content'][number];
+/** One block of MCP content: of a tool result, a prompt message or an embedded resource. */
+export type ContentPart = CallToolResult['content'][number];
+
+/** MCP content as text, with what it attached to the item and the resources it links to. */
+export interface RenderedContent {
+	text: string;
+	attachments: BinaryReference[];
+	resourceLinks: ResourceLink[];
+}
 
 /**
- * An MCP result as a tool message: text stays text; images, audio and blobs become binary data
- * of the item with a line in the text saying where they are (tool messages carry text only).
+ * MCP content as the conversation holds it (messages carry text only): text stays text; images,
+ * audio and blobs become binary data of the item with a line saying where they are; a resource
+ * link becomes a line and a `ResourceLink` a Read Resource node can follow. Files are named
+ * `<fileStem>_<n>`.
  */
-export async function toToolMessage(
-	callId: string,
-	toolName: string,
-	result: CallToolResult,
+export async function renderContent(
+	parts: readonly ContentPart[],
 	storeBinary: BinaryStore,
-): Promise<ToolMessage> {
+	fileStem: string,
+): Promise<RenderedContent> {
 	const lines: string[] = [];
 	const attachments: BinaryReference[] = [];
+	const resourceLinks: ResourceLink[] = [];
 	const attach = async (
 		kind: BinaryReference['kind'],
 		base64: string,
 		mimeType: string,
 		uri?: string,
 	) => {
-		const fileName = `${callId}_${attachments.length + 1}${extensionOf(mimeType)}`;
+		const fileName = `${fileStem}_${attachments.length + 1}${extensionOf(mimeType)}`;
 		const binaryProperty = await storeBinary(Buffer.from(base64, 'base64'), mimeType, fileName);
 		attachments.push(
 			uri === undefined
@@ -33,9 +43,34 @@ export async function toToolMessage(
 		);
 		return `[${kind} ${mimeType}${uri ? ` ${uri}` : ''} attached as binary '${binaryProperty}']`;
 	};
-	for (const part of result.content ?? []) lines.push(await describePart(part, attach));
+	for (const part of parts) {
+		if (part.type === 'resource_link') {
+			const { uri, name, title, description, mimeType } = part;
+			resourceLinks.push({
+				uri,
+				name,
+				...(title !== undefined && { title }),
+				...(description !== undefined && { description }),
+				...(mimeType !== undefined && { mimeType }),
+			});
+			lines.push(`[resource link: ${name} ${uri}]`);
+		} else lines.push(await describePart(part, attach));
+	}
+	return { text: lines.join('\n'), attachments, resourceLinks };
+}
 
-	let content = lines.join('\n');
+/**
+ * An MCP result as a tool message: its content rendered (see renderContent), structured content
+ * kept, and the text of the structured content when there is nothing else to say.
+ */
+export async function toToolMessage(
+	callId: string,
+	toolName: string,
+	result: CallToolResult,
+	storeBinary: BinaryStore,
+): Promise<ToolMessage> {
+	const rendered = await renderContent(result.content ?? [], storeBinary, callId);
+	let content = rendered.text;
 	if (content === '' && result.structuredContent !== undefined)
 		content = JSON.stringify(result.structuredContent);
 	if (content === '') content = '(the tool returned no content)';
@@ -43,12 +78,13 @@ export async function toToolMessage(
 	const message: ToolMessage = { role: 'tool', tool_call_id: callId, content, name: toolName };
 	if (result.isError) message.isError = true;
 	if (result.structuredContent !== undefined) message.structuredContent = result.structuredContent;
-	if (attachments.length > 0) message.attachments = attachments;
+	if (rendered.attachments.length > 0) message.attachments = rendered.attachments;
+	if (rendered.resourceLinks.length > 0) message.resourceLinks = rendered.resourceLinks;
 	return message;
 }
 
 async function describePart(
-	part: ContentPart,
+	part: Exclude<ContentPart, { type: 'resource_link' }>,
 	attach: (
 		kind: BinaryReference['kind'],
 		base64: string,
@@ -62,8 +98,6 @@ async function describePart(
 		case 'image':
 		case 'audio':
 			return attach(part.type, part.data, part.mimeType);
-		case 'resource_link':
-			return `[resource link: ${part.name} ${part.uri}]`;
 		case 'resource': {
 			const { resource } = part;
 			if ('text' in resource) return `[resource ${resource.uri}]\n${resource.text}`;
@@ -91,8 +125,25 @@ const EXTENSIONS: Record<string, string> = {
 	'text/plain': '.txt',
 };
 
-function extensionOf(mimeType: string): string {
+export function extensionOf(mimeType: string): string {
 	return EXTENSIONS[mimeType] ?? '';
+}
+
+/** The trace's form of base64 data: the binary property that holds its bytes, and their count. */
+export interface BinaryPlaceholder {
+	binaryProperty: string | null;
+	bytes: number;
+}
+
+/** Hands out the placeholders of binary data in the order it was attached. */
+export function binaryPlaceholders(
+	properties: ReadonlyArray<string | undefined>,
+): (base64: string) => BinaryPlaceholder {
+	let next = 0;
+	return (base64) => ({
+		binaryProperty: properties[next++] ?? null,
+		bytes: Buffer.byteLength(base64, 'base64'),
+	});
 }
 
 /**
@@ -104,21 +155,23 @@ export function withBinaryReferences(
 	result: CallToolResult,
 	attachments: readonly BinaryReference[] = [],
 ): CallToolResult {
-	let next = 0;
-	const reference = (base64: string) => ({
-		binaryProperty: attachments[next++]?.binaryProperty ?? null,
-		bytes: Buffer.byteLength(base64, 'base64'),
-	});
-	const content = (result.content ?? []).map((part) => {
-		if (part.type === 'image' || part.type === 'audio') {
-			const { data, ...rest } = part;
-			return { ...rest, data: reference(data) };
-		}
-		if (part.type === 'resource' && 'blob' in part.resource) {
-			const { blob, ...resource } = part.resource;
-			return { ...part, resource: { ...resource, blob: reference(blob) } };
-		}
-		return part;
-	});
+	const reference = binaryPlaceholders(attachments.map((attachment) => attachment.binaryProperty));
+	const content = (result.content ?? []).map((part) => partWithBinaryReference(part, reference));
 	return { ...result, content } as CallToolResult;
+}
+
+/** One content part with its base64 (image, audio, blob) replaced by a placeholder. */
+export function partWithBinaryReference(
+	part: ContentPart,
+	reference: (base64: string) => BinaryPlaceholder,
+): unknown {
+	if (part.type === 'image' || part.type === 'audio') {
+		const { data, ...rest } = part;
+		return { ...rest, data: reference(data) };
+	}
+	if (part.type === 'resource' && 'blob' in part.resource) {
+		const { blob, ...resource } = part.resource;
+		return { ...part, resource: { ...resource, blob: reference(blob) } };
+	}
+	return part;
 }

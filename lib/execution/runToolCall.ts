@@ -7,6 +7,7 @@ import { ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
 import { redactResult } from './redactResult';
 import { toToolMessage, type BinaryStore } from './resultMessage';
+import { describeServerAsks, type ServerAsk } from './serverAsks';
 import { RecordedFailure, type ToolServer } from './toolServer';
 
 export type CallStatus =
@@ -33,6 +34,8 @@ export interface CallOutcome {
 	called?: { startedAt: number; durationMs: number };
 	/** The server's result as received, when it answered. */
 	result?: CallToolResult;
+	/** What the server asked this client during the call (elicitation, sampling), in order. */
+	serverAsks: ServerAsk[];
 }
 
 export interface CallContext {
@@ -55,10 +58,12 @@ export async function runToolCall(
 	resolveTool: () => Promise<Tool | undefined>,
 	context: CallContext,
 ): Promise<CallOutcome> {
+	const asks: ServerAsk[] = [];
 	const refuse = (status: CallStatus, text: string, check: ArgumentCheck): CallOutcome => ({
 		status,
 		check,
 		message: { role: 'tool', tool_call_id: call.id, content: text, name: call.name, isError: true },
+		serverAsks: asks,
 	});
 	const failure = (error: unknown) =>
 		describeCallFailure(error, { tool: call.name, stderrTail: context.server.stderrTail() });
@@ -104,10 +109,21 @@ export async function runToolCall(
 	const sent = { tool, check, sentArguments: args };
 
 	const startedAt = Date.now();
+	const { elicitation } = context.options;
+	const options = {
+		...context.options,
+		elicitation: {
+			...elicitation,
+			onServerRequest: (event: ServerAsk['event']) => {
+				asks.push({ at: Date.now(), event });
+				elicitation?.onServerRequest?.(event);
+			},
+		},
+	};
 	let result: CallToolResult;
 	try {
 		result = redactResult(
-			await context.server.callTool(tool.mcpName ?? tool.name, args, context.options, call.id),
+			await context.server.callTool(tool.mcpName ?? tool.name, args, options, call.id),
 			context.redactor,
 		);
 	} catch (error) {
@@ -118,7 +134,7 @@ export async function runToolCall(
 				? { status: error.status, text: error.message }
 				: failure(error);
 		return {
-			...refuse(status, text, check),
+			...refuse(status, withAsks(text, asks), check),
 			...sent,
 			called: { startedAt, durationMs: Date.now() - startedAt },
 		};
@@ -126,13 +142,20 @@ export async function runToolCall(
 	const called = { startedAt, durationMs: Date.now() - startedAt };
 
 	const message = await toToolMessage(call.id, call.name, result, context.storeBinary);
+	message.content = withAsks(message.content, asks);
+	const answered = { message, ...sent, called, result, serverAsks: asks };
 	const outputProblem = result.isError ? undefined : checkOutput(tool, result, context.validator);
 	if (outputProblem) {
 		message.isError = true;
 		message.content = `${outputProblem}\nThe tool's output was:\n${message.content}`;
-		return { status: 'invalidOutput', message, ...sent, called, result };
+		return { status: 'invalidOutput', ...answered };
 	}
-	return { status: result.isError ? 'toolError' : 'ok', message, ...sent, called, result };
+	return { status: result.isError ? 'toolError' : 'ok', ...answered };
+}
+
+/** The text with a line for each request the server made during the call. */
+function withAsks(text: string, asks: readonly ServerAsk[]): string {
+	return [text, ...describeServerAsks(asks)].join('\n');
 }
 
 function checkOutput(

@@ -35,6 +35,8 @@ export {
 } from './outbound';
 export {
 	CLIENT_CAPABILITIES,
+	defaultsOf,
+	elicitResultFrom,
 	type ElicitationOptions,
 	type ElicitRequestFormParams,
 	type ElicitResult,

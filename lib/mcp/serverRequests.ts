@@ -139,10 +139,42 @@ function withDefaults(answer: ElicitResult, schema: RequestedSchema): ElicitResu
 	return { ...answer, content: { ...defaultsOf(schema), ...answer.content } };
 }
 
-function defaultsOf(schema: RequestedSchema): Record<string, string | number | boolean | string[]> {
+/** The defaults a requested form declares, by field. */
+export function defaultsOf(
+	schema: RequestedSchema,
+): Record<string, string | number | boolean | string[]> {
 	return Object.fromEntries(
 		Object.entries(schema.properties as Record<string, { default?: unknown }>)
 			.filter(([, property]) => property.default !== undefined)
 			.map(([name, property]) => [name, property.default as string | number | boolean]),
 	);
+}
+
+/**
+ * A caller's answer as an elicitation result: nothing (or empty text) declines; an object with only
+ * `action` (and, to accept, `content`) is the result itself; any other object is the content to
+ * accept with. JSON text is read first.
+ */
+export function elicitResultFrom(value: unknown): ElicitResult {
+	if (value === undefined || value === null || value === '') return { action: 'decline' };
+	let answer = value;
+	if (typeof value === 'string') {
+		try {
+			answer = JSON.parse(value);
+		} catch {
+			throw new Error(`The answer is not JSON: ${value.slice(0, 100)}`);
+		}
+	}
+	if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+		throw new Error(
+			'The answer must be a JSON object: the content to accept with, or {"action": "decline"}',
+		);
+	}
+	const { action, content, ...rest } = answer as Record<string, unknown>;
+	const isResult = Object.keys(rest).length === 0 && typeof action === 'string';
+	if (isResult && (action === 'decline' || action === 'cancel')) return { action };
+	if (isResult && action === 'accept') {
+		return { action, content: (content ?? {}) as ElicitResult['content'] };
+	}
+	return { action: 'accept', content: answer as ElicitResult['content'] };
 }

@@ -3,14 +3,20 @@ import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import type { Redactor } from '../json/redact';
 import { jsonText } from '../json/stringify';
 
-/** The steps of one tool-calling round trip, in the order they happen (docs/trace.md). */
+/** The steps of one tool-calling round trip, in the order they happen, and the other server operations (docs/trace.md). */
 export type TraceStep =
 	| 'tools.list'
 	| 'model.request'
 	| 'model.response'
 	| 'arguments.validation'
 	| 'tools.call.request'
-	| 'tools.call.result';
+	| 'server.request'
+	| 'tools.call.result'
+	| 'resources.list'
+	| 'resources.templates.list'
+	| 'resources.read'
+	| 'prompts.list'
+	| 'prompts.get';
 
 export interface TracePolicy {
 	/** Full JSON, or metadata only (sizes, names, statuses) for workflows whose payloads are large or sensitive. */

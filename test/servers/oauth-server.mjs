@@ -214,8 +214,17 @@ const tools = [
 		description: 'Returns its text',
 		inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
 	},
+	{
+		name: 'wait',
+		description: 'Answers after ms milliseconds (a token may expire meanwhile)',
+		inputSchema: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+	},
 	withoutArguments('write', 'Needs the write scope'),
-	withoutArguments('ask', 'Asks the user for details (elicitation)'),
+	{
+		name: 'ask',
+		description: 'Asks the user for details (elicitation), with the message given or its own',
+		inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+	},
 	withoutArguments('sample', 'Asks the client for a model answer (sampling)'),
 ];
 
@@ -266,12 +275,20 @@ function createMcpServer() {
 			);
 		}
 		if (name === 'echo') return text(String(args.text));
+		if (name === 'wait') {
+			await new Promise((resolve) => setTimeout(resolve, Number(args.ms)));
+			return text('waited');
+		}
 		if (name === 'write') return text('written');
 		if (name === 'ask') {
 			const answer = await extra.sendRequest(
 				{
 					method: 'elicitation/create',
-					params: { mode: 'form', message: 'Who is asking?', requestedSchema: ELICITATION_SCHEMA },
+					params: {
+						mode: 'form',
+						message: args.message ?? 'Who is asking?',
+						requestedSchema: ELICITATION_SCHEMA,
+					},
 				},
 				ElicitResultSchema,
 			);
