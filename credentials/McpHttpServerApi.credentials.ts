@@ -1,4 +1,5 @@
 import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import { mcpTransportProperty } from '../nodes/shared/mcpHttpProperties';
 import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 export class McpHttpServerApi implements ICredentialType {
@@ -23,21 +24,7 @@ export class McpHttpServerApi implements ICredentialType {
 			placeholder: 'https://example.com/mcp',
 			description: 'The MCP endpoint: the Streamable HTTP path, or the SSE path of a legacy server',
 		},
-		{
-			displayName: 'Transport',
-			name: 'transport',
-			type: 'options',
-			default: 'auto',
-			options: [
-				{
-					name: 'Automatic',
-					value: 'auto',
-					description: 'Streamable HTTP, falling back to SSE when the server does not speak it',
-				},
-				{ name: 'Streamable HTTP', value: 'streamableHttp' },
-				{ name: 'Server-Sent Events (Legacy)', value: 'sse' },
-			],
-		},
+		mcpTransportProperty,
 		{
 			displayName: 'Authentication',
 			name: 'authentication',

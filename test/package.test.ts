@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { PackageDirectoryLoader } from 'n8n-core';
 import { CLIENT_INFO } from '../lib/mcp';
 
 const root = path.resolve(__dirname, '..');
@@ -42,11 +43,28 @@ describe('the package as n8n loads it (after the build)', () => {
 		expect(manifest.n8n.credentials.map((file: string) => path.basename(file))).toEqual([
 			'McpStdioServerApi.credentials.js',
 			'McpHttpServerApi.credentials.js',
+			'McpServerOAuth2Api.credentials.js',
+			'McpServerManualOAuth2Api.credentials.js',
 			'OpenAiCompatibleApi.credentials.js',
 			'AnthropicMessagesApi.credentials.js',
 			'GeminiApi.credentials.js',
 			'OllamaNativeApi.credentials.js',
 		]);
+	});
+
+	it("loads as n8n loads a community package, though its OAuth2 credential extends a type (n8n's mcpOAuth2Api) no package here defines", async () => {
+		const loader = new PackageDirectoryLoader(root);
+		await loader.loadAll();
+		const credentials = loader.known.credentials;
+		expect(Object.keys(credentials)).toHaveLength(manifest.n8n.credentials.length);
+		expect(credentials.mcpServerOAuth2Api.extends).toEqual(['mcpOAuth2Api']);
+		expect(credentials.mcpServerManualOAuth2Api.extends).toEqual(['oAuth2Api']);
+		expect(Object.keys(loader.known.nodes)).toEqual([
+			'mcpClient',
+			'toolCallingModel',
+			'toolCallTrace',
+		]);
+		expect(loader.known.credentials.mcpServerOAuth2Api.supportedNodes).toEqual(['mcpClient']);
 	});
 
 	it('exposes the library through index.js and names itself with the package version', () => {

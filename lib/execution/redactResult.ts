@@ -1,5 +1,5 @@
 import type { Redactor } from '../json/redact';
-import type { CallToolResult } from '../mcp/connection';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../mcp/connection';
 
 type ContentPart = CallToolResult['content'][number];
 
@@ -69,4 +69,35 @@ function withheld(kind: string, mimeType: string, uri?: string): ContentPart {
 		type: 'text',
 		text: `[${kind} ${mimeType}${uri ? ` ${uri}` : ''} withheld: it holds a secret of the credential in use]`,
 	};
+}
+
+/**
+ * A `resources/read` result with the credential secrets taken out, as redactResult does for a tool
+ * result: texts redacted, a blob redacted in place or withheld (a text says so in its place).
+ */
+export function redactReadResult(
+	result: ReadResourceResult,
+	redactor: Redactor,
+): ReadResourceResult {
+	const contents = result.contents.map((content) => {
+		if (!('blob' in content) || typeof content.blob !== 'string') return redactor.values(content);
+		const { blob, ...described } = content;
+		const mimeType = content.mimeType ?? 'application/octet-stream';
+		const kept = redactBytes(blob, mimeType, redactor);
+		if (kept === undefined) {
+			const { text } = withheld('blob', mimeType, content.uri) as { text: string };
+			return { ...redactor.values(described), text };
+		}
+		return { ...redactor.values(described), blob: kept };
+	});
+	return { ...redactor.values(result), contents } as ReadResourceResult;
+}
+
+/** A `prompts/get` result with the credential secrets taken out of each message, as redactResult does. */
+export function redactPromptResult(result: GetPromptResult, redactor: Redactor): GetPromptResult {
+	const messages = result.messages.map((message) => ({
+		...message,
+		content: redactPart(message.content as ContentPart, redactor),
+	}));
+	return { ...redactor.values(result), messages } as GetPromptResult;
 }

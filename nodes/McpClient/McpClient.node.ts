@@ -1,22 +1,45 @@
 import {
 	NodeConnectionTypes,
+	NodeOperationError,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { secretsOf } from '../../lib/mcp';
-import { processItems } from '../shared/items';
+import { secretsOf, type McpServerConfig } from '../../lib/mcp';
+import { DEFAULT_CONCURRENCY, processItems } from '../shared/items';
 import { answersFromRecording } from '../shared/recordingOptions';
 import { redactionOf } from '../shared/traceOptions';
 import { properties } from './description';
-import { getToolArgumentFields, getToolNames, mcpServerConnection, searchTools } from './methods';
+import {
+	getPromptArgumentFields,
+	getToolArgumentFields,
+	getToolNames,
+	mcpServerConnection,
+	searchPrompts,
+	searchResources,
+	searchTools,
+} from './methods';
 import { callTool } from './operations/callTool';
 import { executeToolCalls } from './operations/executeToolCalls';
+import { getPrompt } from './operations/getPrompt';
+import { isListOperation, listServerItems } from './operations/listServerItems';
 import { listTools } from './operations/listTools';
+import { readResource } from './operations/readResource';
 import { callSettingsOf } from './operations/settings';
-import { serverConfigOf } from './serverConfig';
+import { serverConfigFor, type ConnectionType } from './serverConfig';
 import { liveServers, recordedServers } from './sources';
+
+const OPERATION_NAMES: Record<string, string> = {
+	listTools: 'List Tools',
+	executeToolCalls: 'Execute Tool Calls',
+	callTool: 'Call Tool',
+	listResources: 'List Resources',
+	readResource: 'Read Resource',
+	listResourceTemplates: 'List Resource Templates',
+	listPrompts: 'List Prompts',
+	getPrompt: 'Get Prompt',
+};
 
 export class McpClient implements INodeType {
 	description: INodeTypeDescription = {
@@ -25,10 +48,9 @@ export class McpClient implements INodeType {
 		icon: { light: 'file:mcp.svg', dark: 'file:mcp.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle:
-			'={{ { listTools: "List Tools", executeToolCalls: "Execute Tool Calls", callTool: "Call Tool" }[$parameter["operation"]] }}',
+		subtitle: `={{ ${JSON.stringify(OPERATION_NAMES)}[$parameter["operation"]] }}`,
 		description:
-			'List the tools of an MCP server, and check and execute the tool calls a model made',
+			'List the tools, resources and prompts of an MCP server, and check and execute the tool calls a model made',
 		defaults: { name: 'MCP Client' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
@@ -46,36 +68,71 @@ export class McpClient implements INodeType {
 				testedBy: 'mcpServerConnection',
 				displayOptions: { show: { connectionType: ['http'] } },
 			},
+			{
+				name: 'mcpServerOAuth2Api',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['oauth2'] } },
+			},
+			{
+				name: 'mcpServerManualOAuth2Api',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['oauth2Manual'] } },
+			},
 		],
 		properties,
 	};
 
 	methods = {
 		loadOptions: { getToolNames },
-		listSearch: { searchTools },
-		resourceMapping: { getToolArgumentFields },
+		listSearch: { searchTools, searchResources, searchPrompts },
+		resourceMapping: { getToolArgumentFields, getPromptArgumentFields },
 		credentialTest: { mcpServerConnection },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const operation = this.getNodeParameter('operation', 0) as
-			'listTools' | 'executeToolCalls' | 'callTool';
+		const operation = this.getNodeParameter('operation', 0) as string;
+		if (operation === 'listTools' || operation === 'executeToolCalls') {
+			// A dry run answers from recordings: no server starts, so no credential is needed.
+			const servers = answersFromRecording(this, 'dryRun')
+				? recordedServers(this)
+				: liveServers(this, await nodeServerConfig(this));
+			const redaction = (itemIndex: number) => redactionOf(this, itemIndex, servers.secrets);
+			if (operation === 'listTools')
+				return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
+			const settings = callSettingsOf(this);
+			const processItem = executeToolCalls(this, servers, settings, redaction);
+			return processItems(this, 1, settings.concurrency, processItem, redaction);
+		}
+		const config = await nodeServerConfig(this);
+		// Read at each use: a token renewed during the run is hidden too.
+		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, () => secretsOf(config));
 		if (operation === 'callTool') {
-			const config = await serverConfigOf(this);
-			const redaction = (itemIndex: number) => redactionOf(this, itemIndex, secretsOf(config));
 			const settings = callSettingsOf(this);
 			const processItem = callTool(this, config, settings, redaction);
 			return processItems(this, 1, settings.concurrency, processItem, redaction);
 		}
-		// A dry run answers from recordings: no server starts, so no credential is needed.
-		const servers = answersFromRecording(this, 'dryRun')
-			? recordedServers(this)
-			: liveServers(this, await serverConfigOf(this));
-		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, servers.secrets);
-		if (operation === 'listTools')
-			return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
-		const settings = callSettingsOf(this);
-		const processItem = executeToolCalls(this, servers, settings, redaction);
-		return processItems(this, 1, settings.concurrency, processItem, redaction);
+		const processItem = isListOperation(operation)
+			? listServerItems(this, config, operation, redaction)
+			: operation === 'readResource'
+				? readResource(this, config, redaction)
+				: operation === 'getPrompt'
+					? getPrompt(this, config, redaction)
+					: undefined;
+		if (!processItem) {
+			throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not known`);
+		}
+		return processItems(this, 1, DEFAULT_CONCURRENCY, processItem, redaction);
+	}
+}
+
+/** The server of the node's credential; a credential missing or never connected fails the node, saying so. */
+async function nodeServerConfig(context: IExecuteFunctions): Promise<McpServerConfig> {
+	const connectionType = context.getNodeParameter('connectionType', 0) as ConnectionType;
+	try {
+		return await serverConfigFor(context, connectionType);
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), error as Error);
 	}
 }

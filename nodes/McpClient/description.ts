@@ -2,6 +2,10 @@ import type { INodeProperties } from 'n8n-workflow';
 import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
+import { elicitationProperties } from './operations/elicitation';
+import { getPromptProperties } from './operations/getPrompt';
+import { readResourceProperties } from './operations/readResource';
+import { serverItemLocator } from './operations/serverItemLocator';
 
 const show = (operation: string[]) => ({ show: { operation } });
 /** Inside the Options collection: settings of tool calls only. */
@@ -21,6 +25,18 @@ export const properties: INodeProperties[] = [
 				description: 'Start the server as a process on the n8n machine',
 			},
 			{ name: 'HTTP', value: 'http', description: 'Streamable HTTP or legacy SSE' },
+			{
+				name: 'HTTP with OAuth2 Sign-In',
+				value: 'oauth2',
+				description:
+					'Streamable HTTP or legacy SSE behind OAuth 2.1: sign in from the credential, n8n keeps and renews the tokens',
+			},
+			{
+				name: 'HTTP with OAuth2 (Endpoints by Hand)',
+				value: 'oauth2Manual',
+				description:
+					"For n8n before 1.119, which cannot discover a server's authorization server: enter its URLs and client",
+			},
 		],
 	},
 	{
@@ -49,6 +65,37 @@ export const properties: INodeProperties[] = [
 				action: 'Call one tool',
 				description: 'Run one tool with arguments from a form or JSON, no model involved',
 			},
+			{
+				name: 'List Resources',
+				value: 'listResources',
+				action: 'List the resources of an MCP server',
+				description: "Add the server's resources (every page) to each item",
+			},
+			{
+				name: 'Read Resource',
+				value: 'readResource',
+				action: 'Read a resource',
+				description: 'Text contents into the item, blobs as binary data',
+			},
+			{
+				name: 'List Resource Templates',
+				value: 'listResourceTemplates',
+				action: 'List the resource templates of an MCP server',
+				description: "Add the server's resource templates (every page) to each item",
+			},
+			{
+				name: 'List Prompts',
+				value: 'listPrompts',
+				action: 'List the prompts of an MCP server',
+				description: "Add the server's prompts (every page) to each item",
+			},
+			{
+				name: 'Get Prompt',
+				value: 'getPrompt',
+				action: 'Get a prompt',
+				description:
+					"Append a prompt's messages, with arguments from a form, to each conversation for the model to continue",
+			},
 		],
 	},
 	{
@@ -58,8 +105,8 @@ export const properties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. files',
 		description:
-			'Names the server in the conversation: tools listed by it carry this label, and Execute Tool Calls runs only the calls of tools with its label. Empty: the name the server reports.',
-		displayOptions: show(['listTools', 'executeToolCalls']),
+			'Names the server in the conversation and the trace: tools listed by it carry this label, and Execute Tool Calls runs only the calls of tools with its label. Empty: the name the server reports.',
+		displayOptions: { hide: { operation: ['callTool'] } },
 	},
 	{
 		displayName: 'Tools to Include',
@@ -93,23 +140,13 @@ export const properties: INodeProperties[] = [
 			'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
 		displayOptions: { show: { operation: ['listTools'], toolFilter: ['except'] } },
 	},
-	{
+	serverItemLocator({
 		displayName: 'Tool',
 		name: 'tool',
-		type: 'resourceLocator',
-		default: { mode: 'list', value: '' },
-		required: true,
-		displayOptions: show(['callTool']),
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchTools', searchable: true },
-			},
-			{ displayName: 'By Name', name: 'name', type: 'string', placeholder: 'e.g. read_file' },
-		],
-	},
+		operation: 'callTool',
+		searchListMethod: 'searchTools',
+		typed: { displayName: 'By Name', name: 'name', placeholder: 'e.g. read_file' },
+	}),
 	{
 		displayName: 'Arguments From',
 		name: 'argumentsSource',
@@ -148,6 +185,9 @@ export const properties: INodeProperties[] = [
 		default: '{}',
 		displayOptions: { show: { operation: ['callTool'], argumentsSource: ['json'] } },
 	},
+	...readResourceProperties,
+	...getPromptProperties,
+	...elicitationProperties,
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -9,25 +9,43 @@ import {
 	type ResourceMapperFields,
 } from 'n8n-workflow';
 import { redact } from '../../lib/json/redact';
-import { McpConnection, secretsOf, sharedPool, type McpTool } from '../../lib/mcp';
+import {
+	McpConnection,
+	secretsOf,
+	sharedPool,
+	type McpServerConfig,
+	type McpTool,
+} from '../../lib/mcp';
+import type { JsonSchema } from '../../lib/conversation/types';
+import { promptArgumentsSchema } from '../../lib/execution/prompts';
 import { schemaToFormFields } from '../../lib/schema/formFields';
 import { poolScope } from './operations/settings';
-import { CREDENTIAL_TYPES, serverConfigFromCredentials, type ConnectionType } from './serverConfig';
+import {
+	CREDENTIAL_TYPES,
+	serverConfigFor,
+	serverConfigFromCredentials,
+	type ConnectionType,
+} from './serverConfig';
 
 /**
- * The editor's view of the live `tools/list`, through the pooled connection the workflow's
- * executions use. A failure reaches the editor (and n8n's log) with the credential's secrets
- * taken out: a server that fails to start may print them.
+ * The editor's view of the server, through the pooled connection the workflow's executions use.
+ * A failure reaches the editor (and n8n's log) with the credential's secrets taken out: a server
+ * that fails to start may print them.
  */
-async function liveTools(context: ILoadOptionsFunctions): Promise<McpTool[]> {
+async function withEditorConnection<T>(
+	context: ILoadOptionsFunctions,
+	work: (connection: McpConnection) => Promise<T>,
+): Promise<T> {
 	const connectionType = context.getNodeParameter('connectionType', 'stdio') as ConnectionType;
-	const config = serverConfigFromCredentials(
-		connectionType,
-		await context.getCredentials(CREDENTIAL_TYPES[connectionType]),
-	);
+	let config: McpServerConfig;
+	try {
+		config = await serverConfigFor(context, connectionType);
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), error as Error);
+	}
 	const options = context.getNodeParameter('options', {}) as { shareServer?: boolean };
 	try {
-		return await sharedPool.use(config, (connection) => connection.listTools({ fresh: true }), {
+		return await sharedPool.use(config, work, {
 			scope: poolScope(options.shareServer, context.getWorkflow().id),
 		});
 	} catch (error) {
@@ -36,6 +54,11 @@ async function liveTools(context: ILoadOptionsFunctions): Promise<McpTool[]> {
 			redact((error as Error).message, secretsOf(config)),
 		);
 	}
+}
+
+/** The live `tools/list`. */
+function liveTools(context: ILoadOptionsFunctions): Promise<McpTool[]> {
+	return withEditorConnection(context, (connection) => connection.listTools({ fresh: true }));
 }
 
 export async function getToolNames(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
@@ -47,21 +70,66 @@ export async function getToolNames(this: ILoadOptionsFunctions): Promise<INodePr
 	}));
 }
 
+/** List search results from the live server, filtered by the text typed. */
+function searchResults<T>(
+	items: T[],
+	filter: string | undefined,
+	describe: (item: T) => { name: string; value: string; description?: string; haystack: string },
+): INodeListSearchResult {
+	const needle = filter?.toLowerCase() ?? '';
+	return {
+		results: items
+			.map(describe)
+			.filter((result) => result.haystack.toLowerCase().includes(needle))
+			.map(({ haystack: _haystack, ...result }) => result),
+	};
+}
+
 export async function searchTools(
 	this: ILoadOptionsFunctions,
 	filter?: string,
 ): Promise<INodeListSearchResult> {
-	const needle = filter?.toLowerCase() ?? '';
-	const tools = await liveTools(this);
-	return {
-		results: tools
-			.filter((tool) => `${tool.name} ${tool.title ?? ''}`.toLowerCase().includes(needle))
-			.map((tool) => ({
-				name: tool.title ?? tool.name,
-				value: tool.name,
-				description: tool.description,
-			})),
-	};
+	return searchResults(await liveTools(this), filter, (tool) => ({
+		name: tool.title ?? tool.name,
+		value: tool.name,
+		description: tool.description,
+		haystack: `${tool.name} ${tool.title ?? ''}`,
+	}));
+}
+
+export async function searchResources(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const resources = await withEditorConnection(this, (connection) => connection.listResources());
+	return searchResults(resources, filter, (resource) => ({
+		name: resource.title ?? resource.name,
+		value: resource.uri,
+		description: resource.description ?? resource.uri,
+		haystack: `${resource.name} ${resource.title ?? ''} ${resource.uri}`,
+	}));
+}
+
+export async function searchPrompts(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const prompts = await withEditorConnection(this, (connection) => connection.listPrompts());
+	return searchResults(prompts, filter, (prompt) => ({
+		name: prompt.title ?? prompt.name,
+		value: prompt.name,
+		description: prompt.description,
+		haystack: `${prompt.name} ${prompt.title ?? ''}`,
+	}));
+}
+
+/** Form fields as the resource mapper shows them: names and types; descriptions stay in the schema. */
+function mapperFields(schema: JsonSchema): ResourceMapperFields['fields'] {
+	return schemaToFormFields(schema).map(({ description: _description, ...field }) => ({
+		...field,
+		defaultMatch: false,
+		display: true,
+	}));
 }
 
 export async function getToolArgumentFields(
@@ -70,16 +138,27 @@ export async function getToolArgumentFields(
 	const toolName = this.getNodeParameter('tool', '', { extractValue: true }) as string;
 	const tool = (await liveTools(this)).find((candidate) => candidate.name === toolName);
 	if (!tool) return { fields: [], emptyFieldsNotice: `The server has no tool named '${toolName}'` };
-	// The form shows names and types; descriptions stay in the tool's schema.
-	const fields = schemaToFormFields(tool.inputSchema).map(
-		({ description: _description, ...field }) => ({
-			...field,
-			defaultMatch: false,
-			display: true,
-		}),
-	);
-	return { fields };
+	return { fields: mapperFields(tool.inputSchema) };
 }
+
+export async function getPromptArgumentFields(
+	this: ILoadOptionsFunctions,
+): Promise<ResourceMapperFields> {
+	const promptName = this.getNodeParameter('prompt', '', { extractValue: true }) as string;
+	const prompts = await withEditorConnection(this, (connection) => connection.listPrompts());
+	const prompt = prompts.find((candidate) => candidate.name === promptName);
+	if (!prompt) {
+		return { fields: [], emptyFieldsNotice: `The server has no prompt named '${promptName}'` };
+	}
+	return { fields: mapperFields(promptArgumentsSchema(prompt)) };
+}
+
+/**
+ * A credential test cannot renew an OAuth2 token: it has no node, so n8n would not save the new
+ * one, and the credential's refresh token would be spent.
+ */
+const TEST_RENEWAL =
+	'a credential test does not renew the access token; run a node with this credential (n8n renews and saves it) or reconnect';
 
 /** Connects with the credential being saved (never pooled), lists the tools and says what answered. */
 export async function mcpServerConnection(
@@ -92,8 +171,13 @@ export async function mcpServerConnection(
 	if (!connectionType || !credential.data)
 		return { status: 'Error', message: `Not an MCP server credential: ${credential.type}` };
 	let connection: McpConnection | undefined;
-	const config = serverConfigFromCredentials(connectionType, credential.data);
+	let config: McpServerConfig | undefined;
 	try {
+		config = serverConfigFromCredentials(connectionType, credential.data, {
+			// Its own authorization: nothing a test does reaches the sessions of executions.
+			credentialId: `credential-test:${credential.id ?? credential.name}`,
+			renew: () => Promise.reject(new Error(TEST_RENEWAL)),
+		});
 		connection = await McpConnection.open(config, 30_000);
 		const tools = await connection.listTools();
 		const { name, version, protocolVersion, transport } = connection.server;
@@ -102,7 +186,8 @@ export async function mcpServerConnection(
 			message: `Connected to ${name} ${version} (MCP ${protocolVersion}, ${transport}): ${tools.length} tools`,
 		};
 	} catch (error) {
-		return { status: 'Error', message: redact((error as Error).message, secretsOf(config)) };
+		const message = (error as Error).message;
+		return { status: 'Error', message: config ? redact(message, secretsOf(config)) : message };
 	} finally {
 		await connection?.close();
 	}

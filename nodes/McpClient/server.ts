@@ -11,6 +11,8 @@ import {
 import type { BinaryStore } from '../../lib/execution/resultMessage';
 import type { ListingToolServer } from '../../lib/execution/toolServer';
 import { SchemaValidator } from '../../lib/schema/validator';
+import type { Conversation } from '../../lib/conversation/types';
+import type { StepTiming } from '../../lib/trace/entries';
 import { poolUseOf } from './operations/settings';
 
 /** Compiled schemas are shared by every item and execution of this n8n process. */
@@ -81,6 +83,25 @@ export function pooledServer(
 export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, name: string): string {
 	const label = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
 	return label || name;
+}
+
+/** The item an operation writes: its own binary data kept (a copy, so new data stays on the output). */
+export function outputItemFor(item: INodeExecutionData): INodeExecutionData {
+	return { json: {}, ...(item.binary && { binary: { ...item.binary } }) };
+}
+
+/** When a step of an item's conversation started and how long it took, for its trace entry. */
+export function stepTiming(
+	context: IExecuteFunctions,
+	conversation: Conversation,
+	startedAt: number,
+): StepTiming {
+	return {
+		node: context.getNode().name,
+		round: conversation.rounds ?? 0,
+		startedAt,
+		durationMs: Date.now() - startedAt,
+	};
 }
 
 /**

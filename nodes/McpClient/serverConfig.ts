@@ -1,30 +1,72 @@
-import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import type {
-	HttpServerConfig,
-	HttpTransportMode,
-	McpServerConfig,
-	StdioServerConfig,
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	ILoadOptionsFunctions,
+	RequestHelperFunctions,
+} from 'n8n-workflow';
+import {
+	oauthSession,
+	type EgressFilter,
+	type HttpServerConfig,
+	type HttpTransportMode,
+	type McpServerConfig,
+	type OAuthTokens,
+	type StdioServerConfig,
 } from '../../lib/mcp';
 import { namedValuesToRecord } from '../shared/namedValues';
 
-export type ConnectionType = 'stdio' | 'http';
+export type ConnectionType = 'stdio' | 'http' | 'oauth2' | 'oauth2Manual';
 
+/* eslint-disable @n8n/community-nodes/no-hardcoded-secrets -- credential type names, not secrets */
 export const CREDENTIAL_TYPES: Record<ConnectionType, string> = {
 	stdio: 'mcpStdioServerApi',
 	http: 'mcpHttpServerApi',
+	oauth2: 'mcpServerOAuth2Api',
+	oauth2Manual: 'mcpServerManualOAuth2Api',
 };
+/* eslint-enable @n8n/community-nodes/no-hardcoded-secrets */
 
-export async function serverConfigOf(context: IExecuteFunctions): Promise<McpServerConfig> {
-	const connectionType = context.getNodeParameter('connectionType', 0) as ConnectionType;
-	const credentials = await context.getCredentials(CREDENTIAL_TYPES[connectionType]);
-	return serverConfigFromCredentials(connectionType, credentials);
+/** What n8n brings to a server configuration besides the credential's data. */
+export interface CredentialHost {
+	/** The credential's id: an OAuth2 authorization is known by it, its tokens change. */
+	credentialId: string;
+	/** Renews the OAuth2 tokens and saves them to the credential. */
+	renew: () => Promise<OAuthTokens>;
+	/** n8n's outbound policy (SSRF protection), where this n8n has one. */
+	egress?: EgressFilter;
 }
+
+/** The node's credential as a server configuration, with n8n's token renewal and egress policy. */
+export async function serverConfigFor(
+	context: IExecuteFunctions | ILoadOptionsFunctions,
+	connectionType: ConnectionType,
+): Promise<McpServerConfig> {
+	const type = CREDENTIAL_TYPES[connectionType];
+	const credentials = await context.getCredentials(type);
+	const helpers = context.helpers as Partial<RequestHelperFunctions>;
+	const refresh = helpers.refreshOAuth2Token;
+	const host: CredentialHost = {
+		credentialId: context.getNode().credentials?.[type]?.id ?? type,
+		renew: refresh
+			? async () => (await refresh.call(context as IExecuteFunctions, type)) as OAuthTokens
+			: () => Promise.reject(new Error(NO_RENEWAL)),
+		egress: helpers.getSecureEgressFilter?.(),
+	};
+	return serverConfigFromCredentials(connectionType, credentials, host);
+}
+
+const NO_RENEWAL =
+	'this n8n offers nodes no OAuth2 token renewal (helpers.refreshOAuth2Token); reconnect the credential when its token expires';
 
 export function serverConfigFromCredentials(
 	connectionType: ConnectionType,
 	credentials: ICredentialDataDecryptedObject,
+	host: CredentialHost,
 ): McpServerConfig {
-	return connectionType === 'stdio' ? stdioConfig(credentials) : httpConfig(credentials);
+	if (connectionType === 'stdio') return stdioConfig(credentials);
+	if (connectionType === 'http') return { ...httpConfig(credentials), egress: host.egress };
+	return oauthConfig(credentials, host);
 }
 
 function stdioConfig(credentials: ICredentialDataDecryptedObject): StdioServerConfig {
@@ -51,5 +93,48 @@ function httpConfig(credentials: ICredentialDataDecryptedObject): HttpServerConf
 		url: String(credentials.url ?? '').trim(),
 		headers,
 		mode: (credentials.transport as HttpTransportMode | undefined) ?? 'auto',
+	};
+}
+
+/** The credential is saved but was never connected: there is no token to send. */
+export class NotConnectedError extends Error {
+	constructor() {
+		super(
+			'The OAuth2 credential is not connected: open it and use "Connect my account" to sign in to the MCP server',
+		);
+		this.name = 'NotConnectedError';
+	}
+}
+
+/**
+ * An OAuth2 credential as n8n keeps it after Connect: the MCP URL, the client n8n registered (or
+ * the one entered) and `oauthTokenData`, the token endpoint's answer plus n8n's `n8n_expires_at`.
+ */
+function oauthConfig(
+	credentials: ICredentialDataDecryptedObject,
+	host: CredentialHost,
+): HttpServerConfig {
+	const tokenData = credentials.oauthTokenData as IDataObject | undefined;
+	if (typeof tokenData?.access_token !== 'string' || tokenData.access_token === '') {
+		throw new NotConnectedError();
+	}
+	const clientSecret = String(credentials.clientSecret ?? '');
+	return {
+		transport: 'http',
+		url: String(credentials.serverUrl ?? '').trim(),
+		headers: namedValuesToRecord(credentials.headers, 'header'),
+		mode: (credentials.transport as HttpTransportMode | undefined) ?? 'auto',
+		egress: host.egress,
+		oauth: oauthSession({
+			id: host.credentialId,
+			tokens: tokenData as unknown as OAuthTokens,
+			expiresAt: Number(tokenData.n8n_expires_at) || undefined,
+			client: {
+				client_id: String(credentials.clientId ?? ''),
+				...(clientSecret && { client_secret: clientSecret }),
+			},
+			scope: String(credentials.scope ?? '') || undefined,
+			renew: host.renew,
+		}),
 	};
 }

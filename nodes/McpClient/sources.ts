@@ -28,8 +28,8 @@ export interface ServerListing {
 
 /** What answers List Tools and Execute Tool Calls, chosen once per execution: the server, or recordings. */
 export interface ServerSource {
-	/** The values of the credential in use, redacted in everything the node writes. */
-	readonly secrets: readonly string[];
+	/** The values of the credential in use, as they are now, redacted in everything the node writes. */
+	readonly secrets: () => readonly string[];
 	/** True when recordings answer: the trace says so. */
 	readonly replayed: boolean;
 	/** Every page of the server's tools, asked afresh (of a live server, once per execution). */
@@ -65,7 +65,7 @@ export function liveServers(context: IExecuteFunctions, config: McpServerConfig)
 	};
 	const poolUse = poolUseOf(context);
 	return {
-		secrets: secretsOf(config),
+		secrets: () => secretsOf(config),
 		replayed: false,
 		listing: () => (listing ??= listOnce()),
 		use: (_item, work) =>
@@ -86,7 +86,7 @@ export function recordedServers(context: IExecuteFunctions): ServerSource {
 		recordingOf(itemIndex, redaction.trace.redactor);
 	const roundOf = ({ conversation }: SourceItem) => conversation.rounds ?? 0;
 	return {
-		secrets: [],
+		secrets: () => [],
 		replayed: true,
 		listing: async (item) => {
 			const { server, tools } = (await recordingFor(item)).toolsList(roundOf(item));

@@ -13,7 +13,8 @@ import {
 	mcpServerConnection,
 	searchTools,
 } from '../../nodes/McpClient/methods';
-import { errorOf, outputOf } from '../support/engine';
+import { McpClient } from '../../nodes/McpClient/McpClient.node';
+import { editorContextFor, errorOf, nodeTypesFrom, outputOf } from '../support/engine';
 import {
 	httpCredential,
 	mcpClientNode,
@@ -62,26 +63,16 @@ async function callOnce(
 	return items[0].json;
 }
 
-/** What the editor hands a load-options method: the node's parameters and its credential. */
+/** What the editor hands a load-options method: n8n's own context for the node and its credential. */
 function editorContext(
 	parameters: IDataObject,
 	credentials: Record<string, ICredentialDataDecryptedObject>,
-): ILoadOptionsFunctions {
-	const node = mcpClientNode('MCP Client', parameters);
-	const context = {
-		getNode: () => node,
-		getWorkflow: () => ({ id: 'editor-test', active: false }),
-		getNodeParameter: (name: string, fallback?: unknown, options?: { extractValue?: boolean }) => {
-			const value = node.parameters[name] ?? fallback;
-			const isLocator = typeof value === 'object' && value !== null && '__rl' in value;
-			return options?.extractValue && isLocator ? (value as IDataObject).value : value;
-		},
-		getCredentials: async (type: string) => {
-			if (!credentials[type]) throw new Error(`No credential of type ${type}`);
-			return structuredClone(credentials[type]);
-		},
-	};
-	return context as unknown as ILoadOptionsFunctions;
+): Promise<ILoadOptionsFunctions> {
+	return editorContextFor(
+		mcpClientNode('MCP Client', parameters),
+		nodeTypesFrom(new McpClient()),
+		credentials,
+	);
 }
 
 const testCredential = (type: string, data: ICredentialDataDecryptedObject) =>
@@ -103,7 +94,13 @@ describe('MCP Client: Call Tool', () => {
 			result: '5',
 			structuredContent: { sum: 5 },
 			durationMs: expect.any(Number),
+			trace: expect.any(Array),
 		});
+		expect((json.trace as Array<{ step: string }>).map((entry) => entry.step)).toEqual([
+			'arguments.validation',
+			'tools.call.request',
+			'tools.call.result',
+		]);
 	});
 
 	it('takes JSON arguments, per item through an expression', async () => {
@@ -141,6 +138,7 @@ describe('MCP Client: Call Tool', () => {
 				'Fix these and call the tool again.',
 			].join('\n'),
 			durationMs: expect.any(Number),
+			trace: expect.any(Array),
 		});
 	});
 
@@ -153,6 +151,7 @@ describe('MCP Client: Call Tool', () => {
 			isError: true,
 			result: "Unknown tool 'no_such_tool'. The server was not called.",
 			durationMs: expect.any(Number),
+			trace: expect.any(Array),
 		});
 
 		const failed = await runMcpChain(
@@ -223,7 +222,7 @@ describe('MCP Client: editor methods', () => {
 		editorContext({ operation: 'callTool', ...parameters }, fault);
 
 	it('lists the live tool names, titles first, for the tool pickers', async () => {
-		const options = await getToolNames.call(editor());
+		const options = await getToolNames.call(await editor());
 		expect(options).toHaveLength(16);
 		expect(options[0]).toEqual({
 			name: 'Echo',
@@ -237,7 +236,7 @@ describe('MCP Client: editor methods', () => {
 
 	it('searches tools by name or title, case-insensitively', async () => {
 		const values = async (filter?: string) =>
-			(await searchTools.call(editor(), filter)).results.map((result) => result.value);
+			(await searchTools.call(await editor(), filter)).results.map((result) => result.value);
 		expect(await values('ECHO')).toEqual(['echo']);
 		expect(await values('mul')).toEqual(['math.mul']);
 		expect(await values('order')).toEqual(['submit_order']);
@@ -246,7 +245,9 @@ describe('MCP Client: editor methods', () => {
 	});
 
 	it('builds the argument form from the tool’s input schema: required flags, types, enum options', async () => {
-		const { fields } = await getToolArgumentFields.call(editor({ tool: fromList('submit_order') }));
+		const { fields } = await getToolArgumentFields.call(
+			await editor({ tool: fromList('submit_order') }),
+		);
 		const common = { defaultMatch: false, display: true };
 		expect(fields).toEqual([
 			{ id: 'customer', displayName: 'customer', required: true, type: 'object', ...common },
@@ -266,13 +267,13 @@ describe('MCP Client: editor methods', () => {
 			{ id: 'note', displayName: 'note', required: false, type: 'string', ...common },
 		]);
 
-		const add = await getToolArgumentFields.call(editor({ tool: byName('add') }));
+		const add = await getToolArgumentFields.call(await editor({ tool: byName('add') }));
 		expect(add.fields).toEqual([
 			{ id: 'a', displayName: 'a', required: true, type: 'number', ...common },
 			{ id: 'b', displayName: 'b', required: true, type: 'number', ...common },
 		]);
 
-		expect(await getToolArgumentFields.call(editor({ tool: fromList('nope') }))).toEqual({
+		expect(await getToolArgumentFields.call(await editor({ tool: fromList('nope') }))).toEqual({
 			fields: [],
 			emptyFieldsNotice: "The server has no tool named 'nope'",
 		});

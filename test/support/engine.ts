@@ -74,6 +74,8 @@ export interface EngineRun {
 	error?: ExecutionError;
 	/** The engine's own result, for what the fields above leave out. */
 	raw: IRun;
+	/** The credentials after the run, by id or type as given: what nodes saved (renewed OAuth2 tokens) is in them. */
+	credentials: Record<string, ICredentialDataDecryptedObject>;
 }
 
 /**
@@ -136,7 +138,7 @@ class TestNodeTypes implements INodeTypes {
 
 // Stores credentials by type, decrypted, where n8n would load and decrypt them from the database.
 class TestCredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly byType: Record<string, ICredentialDataDecryptedObject>) {
+	constructor(readonly byType: Record<string, ICredentialDataDecryptedObject>) {
 		super();
 	}
 
@@ -199,12 +201,14 @@ class TestCredentialsHelper extends ICredentialsHelper {
 		this.byType[type] = data;
 	}
 
+	// Where getDecrypted found the credential, so the next read sees the renewed tokens.
 	async updateCredentialsOauthTokenData(
-		_nodeCredentials: INodeCredentialsDetails,
+		nodeCredentials: INodeCredentialsDetails,
 		type: string,
 		data: ICredentialDataDecryptedObject,
 	) {
-		this.byType[type] = { ...this.byType[type], oauthTokenData: data.oauthTokenData };
+		const key = nodeCredentials.id && this.byType[nodeCredentials.id] ? nodeCredentials.id : type;
+		this.byType[key] = { ...this.byType[key], oauthTokenData: data.oauthTokenData };
 	}
 
 	getCredentialsProperties() {
@@ -250,7 +254,7 @@ function additionalDataFor(
 ): IWorkflowExecuteAdditionalData {
 	return {
 		hooks: new ExecutionLifecycleHooks('manual', executionId, workflowData),
-		credentialsHelper: new TestCredentialsHelper({ ...credentials }),
+		credentialsHelper: new TestCredentialsHelper({ ...credentials }) as ICredentialsHelper,
 		executionId,
 		currentNodeExecutionIndex: 0,
 		variables: {},
@@ -340,7 +344,8 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 		ran.push(...tasks.map((task) => ({ name, index: task.executionIndex })));
 	}
 	const order = ran.sort((a, b) => a.index - b.index).map((run) => run.name);
-	const run = { status: raw.status, nodes, order, error, raw };
+	const { byType } = additionalData.credentialsHelper as TestCredentialsHelper;
+	const run = { status: raw.status, nodes, order, error, raw, credentials: byType };
 	for (const node of json.nodes) {
 		for (const nodeRun of nodes[node.name] ?? [])
 			(options.checkOutput ?? checkContract)(node, nodeRun.outputs.flat());

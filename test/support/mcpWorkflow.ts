@@ -7,6 +7,7 @@ import type {
 import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/config';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
+import { CREDENTIAL_TYPES, type ConnectionType } from '../../nodes/McpClient/serverConfig';
 import { nodeTypesFrom, runWorkflow, type EngineRun, type NodeTypeMap } from './engine';
 
 export { expectConversationItem } from './contract';
@@ -50,8 +51,8 @@ export function mcpClientNode(
 	parameters: IDataObject,
 	extra: Partial<INode> = {},
 ): INode {
-	const connectionType = (parameters.connectionType as string | undefined) ?? 'stdio';
-	const credentialType = connectionType === 'stdio' ? 'mcpStdioServerApi' : 'mcpHttpServerApi';
+	const connectionType = (parameters.connectionType as ConnectionType | undefined) ?? 'stdio';
+	const credentialType = CREDENTIAL_TYPES[connectionType];
 	return {
 		id: name,
 		name,

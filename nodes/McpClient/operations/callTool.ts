@@ -7,15 +7,17 @@ import {
 import { parseToolArguments } from '../../../lib/conversation/arguments';
 import { toConversationTool } from '../../../lib/conversation/tools';
 import type { JsonSchema } from '../../../lib/conversation/types';
+import { callTrace } from '../../../lib/execution/executeCalls';
 import { runToolCall } from '../../../lib/execution/runToolCall';
 import type { McpServerConfig } from '../../../lib/mcp';
 import { formValuesToArguments } from '../../../lib/schema/formFields';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import { binaryStoreFor, validator, withConnection } from '../server';
+import { binaryStoreFor, outputItemFor, validator, withConnection } from '../server';
+import { elicitationOf } from './elicitation';
 import { callOptionsOf, type CallSettings } from './settings';
 
-/** One tool, no model: the same checks and result handling as Execute Tool Calls. */
+/** One tool, no model: the same checks, result handling and trace as Execute Tool Calls. */
 export function callTool(
 	context: IExecuteFunctions,
 	config: McpServerConfig,
@@ -26,13 +28,11 @@ export function callTool(
 		const toolName = context.getNodeParameter('tool', itemIndex, '', {
 			extractValue: true,
 		}) as string;
-		const output: INodeExecutionData = {
-			json: {},
-			...(item.binary && { binary: { ...item.binary } }),
-		};
+		const output = outputItemFor(item);
 		const started = Date.now();
 
-		const outcome = await withConnection(context, config, async (connection) => {
+		const redaction = redactionFor(itemIndex);
+		const { call, outcome, server } = await withConnection(context, config, async (connection) => {
 			const listed = (await connection.listTools()).find((tool) => tool.name === toolName);
 			const tool = listed && toConversationTool(listed, listed.name, connection.server.name);
 			const args = argumentsOf(context, itemIndex, tool?.inputSchema);
@@ -42,13 +42,17 @@ export function callTool(
 				arguments: args,
 				rawArguments: JSON.stringify(args),
 			};
-			return runToolCall(call, async () => tool, {
+			const outcome = await runToolCall(call, async () => tool, {
 				server: connection,
 				validator,
 				storeBinary: binaryStoreFor(context, output),
-				options: callOptionsOf(context, settings),
-				redactor: redactionFor(itemIndex).redactor,
+				options: {
+					...callOptionsOf(context, settings),
+					elicitation: elicitationOf(context, itemIndex),
+				},
+				redactor: redaction.redactor,
 			});
+			return { call, outcome, server: connection.server.name };
 		});
 
 		const { message } = outcome;
@@ -58,6 +62,7 @@ export function callTool(
 				description: message.content,
 			});
 		}
+		const timing = { node: context.getNode().name, round: 0, startedAt: started };
 		output.json = {
 			tool: toolName,
 			arguments: outcome.sentArguments ?? null,
@@ -66,7 +71,13 @@ export function callTool(
 			result: message.content,
 			...(message.structuredContent && { structuredContent: message.structuredContent }),
 			...(message.attachments && { attachments: message.attachments }),
+			...(message.resourceLinks && { resourceLinks: message.resourceLinks }),
 			durationMs: Date.now() - started,
+			trace: callTrace(call, outcome, timing, {
+				server,
+				policy: redaction.trace,
+				replayed: false,
+			}),
 		};
 		return { output: 0, item: output };
 	};

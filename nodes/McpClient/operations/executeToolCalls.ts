@@ -4,8 +4,9 @@ import { readConversation } from '../../../lib/conversation/read';
 import { executePendingCalls } from '../../../lib/execution/executeCalls';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import { binaryStoreFor, serverLabelOf, validator } from '../server';
+import { binaryStoreFor, outputItemFor, serverLabelOf, validator } from '../server';
 import type { ServerSource } from '../sources';
+import { elicitationOf } from './elicitation';
 import { callOptionsOf, type CallSettings } from './settings';
 
 /** The execute step for one item: its pending calls checked, run and answered in call order. */
@@ -17,10 +18,7 @@ export function executeToolCalls(
 ) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
-		const output: INodeExecutionData = {
-			json: {},
-			...(item.binary && { binary: { ...item.binary } }),
-		};
+		const output = outputItemFor(item);
 		if (conversation.toolCalls.length === 0)
 			return { output: 0, item: { ...output, json: { ...conversation } } };
 
@@ -34,7 +32,10 @@ export function executeToolCalls(
 					nodeName: context.getNode().name,
 					validator,
 					storeBinary: binaryStoreFor(context, output),
-					options: callOptionsOf(context, settings),
+					options: {
+						...callOptionsOf(context, settings),
+						elicitation: elicitationOf(context, itemIndex),
+					},
 					redactor: redaction.redactor,
 					tracePolicy: redaction.trace,
 				}),

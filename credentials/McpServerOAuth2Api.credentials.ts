@@ -1,0 +1,41 @@
+import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import {
+	mcpExtraHeadersProperty,
+	mcpServerUrlProperty,
+	mcpTransportProperty,
+} from '../nodes/shared/mcpHttpProperties';
+
+/**
+ * An MCP server behind OAuth 2.1, signed in with n8n's Connect button. It extends n8n's own MCP
+ * OAuth2 credential, whose server side discovers the authorization server from the MCP URL,
+ * registers n8n as a client and signs in with PKCE; n8n keeps and renews the tokens.
+ */
+export class McpServerOAuth2Api implements ICredentialType {
+	name = 'mcpServerOAuth2Api';
+
+	extends = ['mcpOAuth2Api'];
+
+	displayName = 'MCP Server (OAuth2)';
+
+	icon: Icon = {
+		light: 'file:../nodes/McpClient/mcp.svg',
+		dark: 'file:../nodes/McpClient/mcp.dark.svg',
+	};
+
+	documentationUrl = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization';
+
+	properties: INodeProperties[] = [
+		{
+			displayName:
+				'Needs n8n 1.119 or later (its MCP OAuth2 sign-in). On an older n8n, choose the connection "HTTP with OAuth2 (Endpoints by Hand)" in the node instead.',
+			name: 'versionNotice',
+			type: 'notice',
+			default: '',
+		},
+		mcpServerUrlProperty(
+			'The MCP endpoint. Connect finds its authorization server there (protected resource metadata), registers n8n as a client and signs you in with PKCE.',
+		),
+		mcpTransportProperty,
+		mcpExtraHeadersProperty,
+	];
+}

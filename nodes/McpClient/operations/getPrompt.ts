@@ -1,0 +1,116 @@
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	ResourceMapperValue,
+} from 'n8n-workflow';
+import { readConversation } from '../../../lib/conversation/read';
+import {
+	promptArguments,
+	promptMessages,
+	promptResultForTrace,
+} from '../../../lib/execution/prompts';
+import { redactPromptResult } from '../../../lib/execution/redactResult';
+import type { McpConnection, McpPrompt, McpServerConfig } from '../../../lib/mcp';
+import { traceEntry } from '../../../lib/trace/entries';
+import type { Routed } from '../../shared/items';
+import type { NodeRedaction } from '../../shared/traceOptions';
+import {
+	binaryStoreFor,
+	outputItemFor,
+	stepTiming,
+	serverLabelOf,
+	withConnection,
+} from '../server';
+import { serverItemLocator } from './serverItemLocator';
+
+const show = { show: { operation: ['getPrompt'] } };
+
+export const getPromptProperties: INodeProperties[] = [
+	serverItemLocator({
+		displayName: 'Prompt',
+		name: 'prompt',
+		operation: 'getPrompt',
+		searchListMethod: 'searchPrompts',
+		typed: { displayName: 'By Name', name: 'name', placeholder: 'e.g. summarize' },
+	}),
+	{
+		displayName: 'Arguments',
+		name: 'promptArguments',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		required: true,
+		displayOptions: show,
+		typeOptions: {
+			loadOptionsDependsOn: ['prompt.value'],
+			resourceMapper: {
+				resourceMapperMethod: 'getPromptArgumentFields',
+				mode: 'add',
+				fieldWords: { singular: 'argument', plural: 'arguments' },
+				addAllFields: true,
+				supportAutoMap: false,
+				noFieldsError: 'This prompt takes no arguments',
+			},
+		},
+	},
+];
+
+/**
+ * Get Prompt: `prompts/get` with arguments from the form, its messages appended to the item's
+ * conversation for the Tool Calling Model to continue (content other than text stored as binary
+ * data and named in the message), with a trace entry.
+ */
+export function getPrompt(
+	context: IExecuteFunctions,
+	config: McpServerConfig,
+	redactionFor: (itemIndex: number) => NodeRedaction,
+) {
+	// The prompts' argument lists, asked once per execution.
+	let listing: Promise<McpPrompt[]> | undefined;
+	const promptNamed = async (connection: McpConnection, name: string): Promise<McpPrompt> => {
+		const listed = (await (listing ??= connection.listPrompts())).find(
+			(prompt) => prompt.name === name,
+		);
+		// A name the server does not list is the server's to refuse.
+		return listed ?? { name, arguments: [] };
+	};
+	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
+		const name = String(context.getNodeParameter('prompt', itemIndex, '', { extractValue: true }));
+		const form = context.getNodeParameter('promptArguments', itemIndex) as ResourceMapperValue;
+		const conversation = readConversation(item.json);
+		const output = outputItemFor(item);
+		const redaction = redactionFor(itemIndex);
+		const startedAt = Date.now();
+		const { args, result, server } = await withConnection(context, config, async (connection) => {
+			const args = promptArguments(await promptNamed(connection, name), form.value ?? {});
+			return {
+				args,
+				result: redactPromptResult(await connection.getPrompt(name, args), redaction.redactor),
+				server: connection.server.name,
+			};
+		});
+		const { messages, binaryProperties } = await promptMessages(
+			result,
+			binaryStoreFor(context, output),
+			name,
+		);
+		const entry = traceEntry(
+			'prompts.get',
+			stepTiming(context, conversation, startedAt),
+			{
+				server: serverLabelOf(context, itemIndex, server),
+				prompt: name,
+				messageCount: messages.length,
+			},
+			{ arguments: args, result: promptResultForTrace(result, binaryProperties) },
+			redaction.trace,
+		);
+		output.json = {
+			...conversation,
+			messages: [...conversation.messages, ...messages],
+			trace: [...conversation.trace, entry],
+		};
+		return { output: 0, item: output };
+	};
+}

@@ -1,0 +1,42 @@
+import type { INodeProperties } from 'n8n-workflow';
+import { namedValuesProperty } from './namedValues';
+
+/** The transport choice every MCP-over-HTTP credential offers. */
+export const mcpTransportProperty: INodeProperties = {
+	displayName: 'Transport',
+	name: 'transport',
+	type: 'options',
+	default: 'auto',
+	options: [
+		{
+			name: 'Automatic',
+			value: 'auto',
+			description: 'Streamable HTTP, falling back to SSE when the server does not speak it',
+		},
+		{ name: 'Streamable HTTP', value: 'streamableHttp' },
+		{ name: 'Server-Sent Events (Legacy)', value: 'sse' },
+	],
+};
+
+/** The MCP endpoint of an OAuth2 credential: n8n's own `serverUrl`, which its Connect button discovers from. */
+export function mcpServerUrlProperty(description: string): INodeProperties {
+	return {
+		displayName: 'MCP Server URL',
+		name: 'serverUrl',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'https://example.com/mcp',
+		description,
+	};
+}
+
+/** Headers an OAuth2 credential sends besides its token. */
+export const mcpExtraHeadersProperty = namedValuesProperty({
+	displayName: 'Extra Headers',
+	name: 'headers',
+	entryName: 'header',
+	entryDisplayName: 'Header',
+	description:
+		'Sent on every request to the MCP server besides the OAuth token, values exactly as typed',
+});
