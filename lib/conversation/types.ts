@@ -110,7 +110,7 @@ export interface PendingToolCall {
 
 /** One step of the conversation's story; docs/trace.md lists the steps and their keys. */
 export interface TraceEntry {
-	/** tools.list, model.request, model.response, arguments.validation, tools.call.request or tools.call.result. */
+	/** One of the steps docs/trace.md lists: tools.list, model.request, tools.call.result… */
 	step: string;
 	node: string;
 	/** The model turn the step belongs to; 0 before the first. */

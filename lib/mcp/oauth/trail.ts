@@ -163,8 +163,15 @@ export class OAuthTrail {
 	private async exchangeRefresh(target: URL, request: () => Promise<Response>): Promise<Response> {
 		const renew = this.renewThrough;
 		if (!renew) return this.checked('refresh', target, request);
+		let timer: NodeJS.Timeout | undefined;
+		const late = new Promise<never>((_, reject) => {
+			timer = setTimeout(
+				() => reject(new Error(`no answer within ${OAUTH_REQUEST_TIMEOUT_MS / 1000} s`)),
+				OAUTH_REQUEST_TIMEOUT_MS,
+			);
+		});
 		try {
-			return Response.json(await renew());
+			return Response.json(await Promise.race([renew(), late]));
 		} catch (error) {
 			const message = (error as Error).message;
 			this.record({
@@ -173,6 +180,8 @@ export class OAuthTrail {
 				reason: `could not be renewed through the credential: ${message}`,
 			});
 			return Response.json({ error: 'invalid_grant', error_description: message }, { status: 400 });
+		} finally {
+			clearTimeout(timer);
 		}
 	}
 
