@@ -60,6 +60,16 @@ export interface ToolCallOptions {
 	elicitation?: ElicitationOptions;
 }
 
+/** How long one request for resources or prompts may wait for its answer, and its cancellation. */
+export interface RequestLimits {
+	timeoutMs?: number;
+	signal?: AbortSignal;
+}
+
+function requestOptions({ timeoutMs, signal }: RequestLimits) {
+	return { ...(timeoutMs !== undefined && { timeout: timeoutMs }), ...(signal && { signal }) };
+}
+
 /** How long closing waits for a server to confirm the end of its HTTP session. */
 const SESSION_END_MS = 2_000;
 
@@ -222,49 +232,53 @@ export class McpConnection {
 	}
 
 	/** Every page of `resources/list`. */
-	listResources(): Promise<McpResource[]> {
+	listResources(limits: RequestLimits = {}): Promise<McpResource[]> {
 		return this.guard(() =>
 			this.withCapability('resources/list', 'resources', (params) =>
 				this.connected.client
-					.listResources(params)
+					.listResources(params, requestOptions(limits))
 					.then((page) => ({ ...page, items: page.resources })),
 			),
 		);
 	}
 
 	/** Every page of `resources/templates/list`. */
-	listResourceTemplates(): Promise<McpResourceTemplate[]> {
+	listResourceTemplates(limits: RequestLimits = {}): Promise<McpResourceTemplate[]> {
 		return this.guard(() =>
 			this.withCapability('resources/templates/list', 'resources', (params) =>
 				this.connected.client
-					.listResourceTemplates(params)
+					.listResourceTemplates(params, requestOptions(limits))
 					.then((page) => ({ ...page, items: page.resourceTemplates })),
 			),
 		);
 	}
 
-	readResource(uri: string): Promise<ReadResourceResult> {
+	readResource(uri: string, limits: RequestLimits = {}): Promise<ReadResourceResult> {
 		return this.guard(() => {
 			this.requireCapability('resources/read', 'resources');
-			return this.connected.client.readResource({ uri });
+			return this.connected.client.readResource({ uri }, requestOptions(limits));
 		});
 	}
 
 	/** Every page of `prompts/list`. */
-	listPrompts(): Promise<McpPrompt[]> {
+	listPrompts(limits: RequestLimits = {}): Promise<McpPrompt[]> {
 		return this.guard(() =>
 			this.withCapability('prompts/list', 'prompts', (params) =>
 				this.connected.client
-					.listPrompts(params)
+					.listPrompts(params, requestOptions(limits))
 					.then((page) => ({ ...page, items: page.prompts })),
 			),
 		);
 	}
 
-	getPrompt(name: string, args: Record<string, string> = {}): Promise<GetPromptResult> {
+	getPrompt(
+		name: string,
+		args: Record<string, string> = {},
+		limits: RequestLimits = {},
+	): Promise<GetPromptResult> {
 		return this.guard(() => {
 			this.requireCapability('prompts/get', 'prompts');
-			return this.connected.client.getPrompt({ name, arguments: args });
+			return this.connected.client.getPrompt({ name, arguments: args }, requestOptions(limits));
 		});
 	}
 

@@ -3,6 +3,7 @@ export * from './callErrors';
 export {
 	McpConnection,
 	isTransportFailure,
+	type RequestLimits,
 	type ToolCallOptions,
 	type CallToolResult,
 	type GetPromptResult,

@@ -121,7 +121,15 @@ export class McpClient implements INodeType {
 					? getPrompt(this, config, redaction)
 					: undefined;
 		if (!processItem) {
-			throw new NodeOperationError(this.getNode(), `The operation "${operation}" is not known`);
+			// n8n adds "Custom API Call" to the operations of a node with an OAuth2 credential.
+			const hint =
+				operation === '__CUSTOM_API_CALL__'
+					? ": an MCP server takes no custom API calls; use Call Tool, or n8n's HTTP Request node with this credential"
+					: '';
+			throw new NodeOperationError(
+				this.getNode(),
+				`The operation "${operation}" is not known${hint}`,
+			);
 		}
 		return processItems(this, 1, DEFAULT_CONCURRENCY, processItem, redaction);
 	}

@@ -202,7 +202,7 @@ export const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: 60000,
 				description:
-					'How long starting the server, listing its tools or one tool call may take without an answer. Each progress notification from the server restarts the wait of a call.',
+					'How long starting the server, listing its tools, one tool call or one request for resources or prompts may take without an answer. Each progress notification from the server restarts the wait of a call.',
 			},
 			{
 				displayName: 'Max Total Time (Ms)',

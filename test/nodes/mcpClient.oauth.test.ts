@@ -118,6 +118,15 @@ describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 		);
 	});
 
+	it("answers n8n's Custom API Call, which n8n offers beside an OAuth2 credential, with what to use", async () => {
+		const run = await runMcpChain([oauthNode('Custom', { operation: '__CUSTOM_API_CALL__' })], {
+			credentials: { [TYPE]: await connectedOAuthCredential(server) },
+		});
+		expect(errorOf(run, 'Custom')?.message).toMatch(
+			/an MCP server takes no custom API calls; use Call Tool, or n8n's HTTP Request node/,
+		);
+	});
+
 	it('tests the credential by listing the tools, and never renews in a test', async () => {
 		const credential = await connectedOAuthCredential(server);
 		const test = (data: ICredentialDataDecryptedObject) =>

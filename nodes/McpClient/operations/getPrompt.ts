@@ -23,6 +23,7 @@ import {
 	withConnection,
 } from '../server';
 import { serverItemLocator } from './serverItemLocator';
+import { requestLimitsOf } from './settings';
 
 const show = { show: { operation: ['getPrompt'] } };
 
@@ -66,10 +67,11 @@ export function getPrompt(
 	config: McpServerConfig,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
+	const limits = requestLimitsOf(context);
 	// The prompts' argument lists, asked once per execution.
 	let listing: Promise<McpPrompt[]> | undefined;
 	const promptNamed = async (connection: McpConnection, name: string): Promise<McpPrompt> => {
-		const listed = (await (listing ??= connection.listPrompts())).find(
+		const listed = (await (listing ??= connection.listPrompts(limits))).find(
 			(prompt) => prompt.name === name,
 		);
 		// A name the server does not list is the server's to refuse.
@@ -86,7 +88,10 @@ export function getPrompt(
 			const args = promptArguments(await promptNamed(connection, name), form.value ?? {});
 			return {
 				args,
-				result: redactPromptResult(await connection.getPrompt(name, args), redaction.redactor),
+				result: redactPromptResult(
+					await connection.getPrompt(name, args, limits),
+					redaction.redactor,
+				),
 				server: connection.server.name,
 			};
 		});

@@ -1,31 +1,37 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { readConversation } from '../../../lib/conversation/read';
-import type { McpConnection, McpServerConfig } from '../../../lib/mcp';
+import type { McpConnection, McpServerConfig, RequestLimits } from '../../../lib/mcp';
 import { traceEntry, type TraceStep } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { serverLabelOf, withConnection } from '../server';
+import { requestLimitsOf } from './settings';
 
 /** What each list operation asks for, the key it adds to the item and the trace step it writes. */
 const LISTINGS = {
 	listResources: {
 		key: 'resources',
 		step: 'resources.list',
-		list: (connection: McpConnection) => connection.listResources(),
+		list: (connection: McpConnection, limits: RequestLimits) => connection.listResources(limits),
 	},
 	listResourceTemplates: {
 		key: 'resourceTemplates',
 		step: 'resources.templates.list',
-		list: (connection: McpConnection) => connection.listResourceTemplates(),
+		list: (connection: McpConnection, limits: RequestLimits) =>
+			connection.listResourceTemplates(limits),
 	},
 	listPrompts: {
 		key: 'prompts',
 		step: 'prompts.list',
-		list: (connection: McpConnection) => connection.listPrompts(),
+		list: (connection: McpConnection, limits: RequestLimits) => connection.listPrompts(limits),
 	},
 } satisfies Record<
 	string,
-	{ key: string; step: TraceStep; list: (c: McpConnection) => Promise<unknown[]> }
+	{
+		key: string;
+		step: TraceStep;
+		list: (c: McpConnection, limits: RequestLimits) => Promise<unknown[]>;
+	}
 >;
 
 export type ListOperation = keyof typeof LISTINGS;
@@ -48,7 +54,7 @@ export function listServerItems(
 	let listing: Promise<{ items: unknown[]; server: string; durationMs: number }> | undefined;
 	const listOnce = () =>
 		(listing ??= withConnection(context, config, async (connection) => ({
-			items: await list(connection),
+			items: await list(connection, requestLimitsOf(context)),
 			server: connection.server.name,
 			durationMs: Date.now() - startedAt,
 		})));

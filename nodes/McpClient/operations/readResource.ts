@@ -19,6 +19,7 @@ import {
 	withConnection,
 } from '../server';
 import { serverItemLocator } from './serverItemLocator';
+import { requestLimitsOf } from './settings';
 
 export const readResourceProperties: INodeProperties[] = [
 	serverItemLocator({
@@ -56,7 +57,10 @@ export function readResource(
 		const redaction = redactionFor(itemIndex);
 		const startedAt = Date.now();
 		const { result, server } = await withConnection(context, config, async (connection) => ({
-			result: redactReadResult(await connection.readResource(uri), redaction.redactor),
+			result: redactReadResult(
+				await connection.readResource(uri, requestLimitsOf(context)),
+				redaction.redactor,
+			),
 			server: connection.server.name,
 		}));
 		const contents = await readContents(result, binaryStoreFor(context, output));

@@ -1,5 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { ToolCallOptions, UseOptions } from '../../../lib/mcp';
+import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
 
 export interface CallSettings {
@@ -32,6 +32,14 @@ export function callOptionsOf(context: IExecuteFunctions, settings: CallSettings
 		timeoutMs: settings.timeoutMs,
 		maxTotalMs: settings.maxTotalMs,
 		maxResultBytes: settings.maxResultBytes,
+		signal: context.getExecutionCancelSignal(),
+	};
+}
+
+/** How long each request for resources or prompts may wait (the node's Timeout), and its cancellation. */
+export function requestLimitsOf(context: IExecuteFunctions): RequestLimits {
+	return {
+		timeoutMs: callSettingsOf(context).timeoutMs,
 		signal: context.getExecutionCancelSignal(),
 	};
 }
