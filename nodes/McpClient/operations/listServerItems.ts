@@ -37,7 +37,7 @@ const LISTINGS = {
 export type ListOperation = keyof typeof LISTINGS;
 
 export const isListOperation = (operation: string): operation is ListOperation =>
-	operation in LISTINGS;
+	Object.hasOwn(LISTINGS, operation);
 
 /**
  * List Resources, List Resource Templates and List Prompts: every page, asked once per execution,
