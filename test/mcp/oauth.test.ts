@@ -274,6 +274,19 @@ describe('OAuth token renewal through the caller', () => {
 		expect(refreshes).toBe(1);
 	});
 
+	it('renews again when the renewed token expires in turn a few seconds later', async () => {
+		const { config, renewals } = await renewedByCaller();
+		const pool = newPool();
+		await pool.use(config, (connection) => connection.listTools());
+		const before = await server.stats();
+		for (const round of [1, 2]) {
+			await new Promise((resolve) => setTimeout(resolve, 2_100));
+			expect(textOf(await echo(config, pool))).toBe('renewed');
+			expect(renewals).toHaveLength(round);
+		}
+		expect((await server.stats()).refreshes - before.refreshes).toBe(2);
+	});
+
 	it("a renewal the caller refuses names the refresh step with the caller's reason", async () => {
 		const stored = await connectedCredential(server);
 		await new Promise((resolve) => setTimeout(resolve, 2_100));

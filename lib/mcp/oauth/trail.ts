@@ -30,12 +30,17 @@ const HINTS: Record<OAuthStep, string> = {
 		'The access token could not be renewed: reconnect the credential (the refresh token may have expired or been revoked).',
 };
 
-/** How long a refresh token just issued stands for the renewal that issued it. */
+/**
+ * How long a refresh token just issued stands for the renewal that issued it: a few seconds, and
+ * never long enough for the tokens it answered with to be due in turn (short-lived tokens).
+ */
 const FRESH_MS = 10_000;
 
 interface Renewal {
 	answer: Promise<RecordedAnswer>;
 	settledAt?: number;
+	/** Until when its answer is replayed to a request with either refresh token. */
+	freshUntil?: number;
 }
 
 /** How long an OAuth request (discovery, registration, token) may take. */
@@ -133,7 +138,7 @@ export class OAuthTrail {
 	): Promise<Response> {
 		const sentToken = new URLSearchParams(String(init?.body ?? '')).get('refresh_token') ?? '';
 		const known = this.renewals.get(sentToken);
-		if (known && (known.settledAt === undefined || Date.now() - known.settledAt < FRESH_MS)) {
+		if (known && (known.freshUntil === undefined || Date.now() < known.freshUntil)) {
 			return replay(await known.answer);
 		}
 		const renewal: Renewal = {
@@ -149,6 +154,7 @@ export class OAuthTrail {
 		renewal.answer.then((answer) => {
 			if (answer.status !== 200) return forget();
 			renewal.settledAt = Date.now();
+			renewal.freshUntil = renewal.settledAt + freshFor(answer);
 			const issued = tokenIn(answer, 'refresh_token');
 			if (issued) this.renewals.set(issued, renewal);
 		}, forget);
@@ -326,16 +332,25 @@ async function recordAnswer(response: Response): Promise<RecordedAnswer> {
 	};
 }
 
+/** FRESH_MS, or a quarter of the renewed token's lifetime when that is shorter. */
+function freshFor(answer: RecordedAnswer): number {
+	const lifetime = Number(fieldOf(answer, 'expires_in'));
+	return Number.isFinite(lifetime) && lifetime > 0 ? Math.min(FRESH_MS, lifetime * 250) : FRESH_MS;
+}
+
 function tokenIn(
 	answer: RecordedAnswer,
 	key: 'access_token' | 'refresh_token',
 ): string | undefined {
+	const value = fieldOf(answer, key);
+	return typeof value === 'string' ? value : undefined;
+}
+
+/** A field of a successful token answer. */
+function fieldOf(answer: RecordedAnswer, key: string): unknown {
 	if (answer.status !== 200) return undefined;
 	try {
-		const value = (JSON.parse(new TextDecoder().decode(answer.body)) as Record<string, unknown>)[
-			key
-		];
-		return typeof value === 'string' ? value : undefined;
+		return (JSON.parse(new TextDecoder().decode(answer.body)) as Record<string, unknown>)[key];
 	} catch {
 		return undefined;
 	}
