@@ -12,6 +12,9 @@
 #   4. the editor in a real browser (Chromium driven by playwright-core, e2e/browser.ts): sign in,
 #      run the loop example with the Execute workflow button, check the nodes' icons, subtitles,
 #      output items and the tool and model lists their panels load. Screenshots: e2e/artifacts/.
+#   5. a remote MCP server behind OAuth 2.1 in the same `n8n start` (e2e/phases/oauth.ts): n8n's
+#      Connect flow signs in, published workflows list and call its tools, renew expired tokens
+#      through n8n, read its resources and prompts, and a refused renewal is named without a token.
 # Prints PASS/FAIL per check and the time of each phase; exits non-zero on any failure.
 #
 # Settings (environment):
@@ -70,17 +73,20 @@ record_checks() {
 	done
 }
 
-# Runs e2e/check.ts with "$@" and records its verdicts (a checker that dies says so too).
-run_checks() {
-	local out="$RUN_DIR/check-$1.txt" status=0
-	node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON e2e/check.ts "$@" >"$out" 2>&1 || status=$?
+# Runs a checker (node $1 with the rest: e2e/check.ts, or e2e/run-phase.ts for a phase written in
+# TypeScript) and records its verdicts (a checker that dies says so too).
+run_checker() {
+	local script="$1" out="$RUN_DIR/check-$2.txt" status=0
+	shift
+	node --disable-warning=MODULE_TYPELESS_PACKAGE_JSON "$script" "$@" >"$out" 2>&1 || status=$?
 	local before=$FAILED
 	record_checks <"$out"
 	if [ "$status" -ne 0 ] && [ "$FAILED" -eq "$before" ]; then
-		fail "e2e/check.ts $1 ran" "exit status $status: $(tail -n 5 "$out" | tr '\n' ' ')"
+		fail "$script $1 ran" "exit status $status: $(tail -n 5 "$out" | tr '\n' ' ')"
 	fi
 	return 0
 }
+run_checks() { run_checker e2e/check.ts "$@"; }
 
 PHASE_NAME=""  # the phase being timed
 PHASE_START=0
@@ -763,6 +769,11 @@ if $webhook_ok; then
 			phase "the editor in a browser (Chromium)"
 			run_browser "$base"
 		fi
+
+		# ------------------------------------------------------------ 8. a remote MCP server behind OAuth
+		phase "a remote MCP server behind OAuth 2.1 (n8n start)"
+		run_checker e2e/run-phase.ts oauth --base "$base" --user-folder "$N8N_USER_FOLDER" --run-dir "$RUN_DIR" \
+			--run-id "$E2E_RUN_ID" --scale "$SCALE"
 	else
 		fail "n8n start serves /healthz" "not ready within $((180 * SCALE))s$(kill -0 "$N8N_PID" 2>/dev/null || echo ' (n8n exited)')"
 		show_log_tail "$START_LOG" 60
