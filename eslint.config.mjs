@@ -55,10 +55,16 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['nodes/ToolCallingModel/ToolCallingModel.node.ts'],
+		files: [
+			'nodes/ToolCallingModel/ToolCallingModel.node.ts',
+			'nodes/McpClient/McpClient.node.ts',
+			'nodes/ToolCallTrace/ToolCallTrace.node.ts',
+		],
 		rules: {
 			// A model turn decides which tools run; offered as an AI Agent tool it would become a step
-			// of a hidden loop, the opposite of what it is for. So it is not usable as a tool.
+			// of a hidden loop, the opposite of what it is for. The MCP Client and the trace node read
+			// and write conversation items (messages, pending calls, traces), which an agent's tool
+			// call does not carry. So none is usable as a tool.
 			'@n8n/community-nodes/node-usable-as-tool': 'off',
 		},
 	},

@@ -8,7 +8,7 @@ export class AnthropicMessagesApi implements ICredentialType {
 
 	icon = MODEL_API_ICON;
 
-	documentationUrl = 'https://docs.anthropic.com/en/api/messages';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 
 	properties: INodeProperties[] = modelApiProperties({
 		defaultBaseUrl: 'https://api.anthropic.com',

@@ -8,7 +8,7 @@ export class GeminiApi implements ICredentialType {
 
 	icon = MODEL_API_ICON;
 
-	documentationUrl = 'https://ai.google.dev/api/generate-content';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 
 	properties: INodeProperties[] = modelApiProperties({
 		defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',

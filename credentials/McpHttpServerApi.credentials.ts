@@ -12,7 +12,7 @@ export class McpHttpServerApi implements ICredentialType {
 		dark: 'file:../nodes/McpClient/mcp.dark.svg',
 	};
 
-	documentationUrl = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 
 	properties: INodeProperties[] = [
 		{

@@ -21,7 +21,7 @@ export class McpServerManualOAuth2Api implements ICredentialType {
 		dark: 'file:../nodes/McpClient/mcp.dark.svg',
 	};
 
-	documentationUrl = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#remote-servers';
 
 	properties: INodeProperties[] = [
 		// MCP authorization requires PKCE (OAuth 2.1).

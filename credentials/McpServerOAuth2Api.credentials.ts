@@ -22,7 +22,7 @@ export class McpServerOAuth2Api implements ICredentialType {
 		dark: 'file:../nodes/McpClient/mcp.dark.svg',
 	};
 
-	documentationUrl = 'https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#remote-servers';
 
 	properties: INodeProperties[] = [
 		{

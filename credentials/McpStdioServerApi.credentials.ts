@@ -11,7 +11,7 @@ export class McpStdioServerApi implements ICredentialType {
 		dark: 'file:../nodes/McpClient/mcp.dark.svg',
 	};
 
-	documentationUrl = 'https://modelcontextprotocol.io/docs/learn/architecture#transport-layer';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 
 	properties: INodeProperties[] = [
 		{

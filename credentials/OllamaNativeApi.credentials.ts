@@ -8,8 +8,7 @@ export class OllamaNativeApi implements ICredentialType {
 
 	icon = MODEL_API_ICON;
 
-	documentationUrl =
-		'https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completion';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 
 	properties: INodeProperties[] = modelApiProperties({
 		defaultBaseUrl: 'http://localhost:11434',

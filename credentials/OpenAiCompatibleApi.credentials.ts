@@ -8,7 +8,7 @@ export class OpenAiCompatibleApi implements ICredentialType {
 
 	icon = MODEL_API_ICON;
 
-	documentationUrl = 'https://platform.openai.com/docs/api-reference/chat';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 
 	properties: INodeProperties[] = modelApiProperties({
 		defaultBaseUrl: 'https://api.openai.com/v1',

@@ -44,6 +44,8 @@ const OUR_NODES = [
 		output: ['Echo: 42'],
 	},
 ];
+/** The MCP Client node's name in the node panel, distinct from n8n's built-in "MCP Client". */
+const OUR_MCP_CLIENT = 'Tool Calling MCP Client';
 const LOOP_NODES = ['Run', 'List Tools', 'Model', 'Execute Tool Calls', 'Answer'];
 /** How often each node of the loop runs: the scripted model asks for tools twice, then answers. */
 const RUNS: Record<string, number> = { Model: 3, 'Execute Tool Calls': 2 };
@@ -506,6 +508,32 @@ async function run(): Promise<void> {
 			await closeNode();
 		}
 	});
+
+	// ------------------------------------------------------------------ the node panel
+	await check(
+		`node panel: searching "MCP" lists this package's node as "${OUR_MCP_CLIENT}" beside n8n's own "MCP Client"`,
+		async () => {
+			await p.getByTestId('node-creator-plus-button').click();
+			const search = p
+				.locator(
+					'[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]',
+				)
+				.first();
+			await search.fill('MCP');
+			const names = p.getByTestId('node-creator-item-name');
+			try {
+				await names.filter({ hasText: OUR_MCP_CLIENT }).first().waitFor({ state: 'visible' });
+				const listed = (await names.allInnerTexts()).map((name) => name.trim());
+				await keep('node-panel-mcp.png');
+				const count = (name: string) => listed.filter((shown) => shown === name).length;
+				return count(OUR_MCP_CLIENT) === 1 && count('MCP Client') === 1
+					? true
+					: `the panel lists ${JSON.stringify(listed)}`;
+			} finally {
+				await p.keyboard.press('Escape');
+			}
+		},
+	);
 
 	// ------------------------------------------------------------------ the scheduled example's executions
 	if (values.scheduled) {

@@ -43,7 +43,7 @@ const OPERATION_NAMES: Record<string, string> = {
 
 export class McpClient implements INodeType {
 	description: INodeTypeDescription = {
-		displayName: 'MCP Client',
+		displayName: 'Tool Calling MCP Client',
 		name: 'mcpClient',
 		icon: { light: 'file:mcp.svg', dark: 'file:mcp.dark.svg' },
 		group: ['transform'],
@@ -51,10 +51,9 @@ export class McpClient implements INodeType {
 		subtitle: `={{ ${JSON.stringify(OPERATION_NAMES)}[$parameter["operation"]] }}`,
 		description:
 			'List the tools, resources and prompts of an MCP server, and check and execute the tool calls a model made',
-		defaults: { name: 'MCP Client' },
+		defaults: { name: 'Tool Calling MCP Client' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		usableAsTool: true,
 		credentials: [
 			{
 				name: 'mcpStdioServerApi',

@@ -30,7 +30,6 @@ export class ToolCallTrace implements INodeType {
 		defaults: { name: 'Tool Call Trace' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs,
-		usableAsTool: true,
 		properties,
 	};
 
