@@ -25,7 +25,11 @@ export {
 } from './schema/validator';
 export { toStrictSchema, dropAddedNulls } from './schema/strict';
 export * from './mcp';
-export { executePendingCalls, type ExecutionContext } from './execution/executeCalls';
+export {
+	executePendingCalls,
+	type ExecutionContext,
+	type ParallelCalls,
+} from './execution/executeCalls';
 export { runToolCall, type CallOutcome, type CallStatus } from './execution/runToolCall';
 export {
 	recordedToolServer,

@@ -1,16 +1,20 @@
-import type {
-	Conversation,
-	PendingToolCall,
-	Tool,
-	ToolMessage,
-	TraceEntry,
-} from '../conversation/types';
+import type { Conversation, PendingToolCall, Tool, TraceEntry } from '../conversation/types';
 import { toConversationTool } from '../conversation/tools';
 import { traceEntry, type TracePolicy } from '../trace/entries';
+import { mapConcurrently } from '../util/concurrency';
 import { withBinaryReferences } from './resultMessage';
 import { serverAskTrace } from './serverAsks';
 import { runToolCall, type CallContext, type CallOutcome, type CallStatus } from './runToolCall';
 import type { ListingToolServer } from './toolServer';
+
+/**
+ * When one item's calls run at once: `readOnly` when every tool called is annotated `readOnlyHint`
+ * on the item (nothing it does depends on the order), `always`, or `never`.
+ */
+export type ParallelCalls = 'readOnly' | 'always' | 'never';
+
+/** At most this many calls of one item in flight. */
+const MAX_CALLS_IN_FLIGHT = 8;
 
 export interface ExecutionContext extends CallContext {
 	/** The server: its tool list is asked only when a call names a tool the item does not carry. */
@@ -18,6 +22,8 @@ export interface ExecutionContext extends CallContext {
 	serverLabel: string;
 	nodeName: string;
 	tracePolicy: TracePolicy;
+	/** Default `never`. */
+	parallelCalls?: ParallelCalls;
 }
 
 export interface CallsExecuted {
@@ -27,50 +33,58 @@ export interface CallsExecuted {
 
 /**
  * Answers the item's pending calls that belong to this server, one after another in call order
- * (their side effects happen in the order the model asked for them). Calls for tools of other
- * servers stay pending for the executor of that server.
+ * (their side effects happen in the order the model asked for them), or at once where
+ * `parallelCalls` allows; either way the tool messages and trace entries follow call order. Calls
+ * for tools of other servers stay pending for the executor of that server.
  */
 export async function executePendingCalls(
 	conversation: Conversation,
 	context: ExecutionContext,
 ): Promise<CallsExecuted> {
-	const answered: ToolMessage[] = [];
+	const mine: Array<{ call: PendingToolCall; itemTool?: Tool }> = [];
 	const remaining: PendingToolCall[] = [];
-	const trace: TraceEntry[] = [];
-	const statuses: CallStatus[] = [];
-	const round = conversation.rounds ?? 0;
 	for (const call of conversation.toolCalls) {
 		const itemTool = conversation.tools.find((tool) => tool.name === call.name);
-		if (itemTool && itemTool.server !== context.serverLabel) {
-			remaining.push(call);
-			continue;
-		}
+		if (itemTool && itemTool.server !== context.serverLabel) remaining.push(call);
+		else mine.push({ call, itemTool });
+	}
+	const round = conversation.rounds ?? 0;
+	const inFlight = runsAtOnce(
+		mine.map(({ itemTool }) => itemTool),
+		context.parallelCalls,
+	)
+		? MAX_CALLS_IN_FLIGHT
+		: 1;
+	const answers = await mapConcurrently(mine, inFlight, async ({ call, itemTool }) => {
 		const startedAt = Date.now();
 		const outcome = await runToolCall(
 			call,
 			async () => itemTool ?? (await findServerTool(call.name, context)),
 			context,
 		);
-		answered.push(outcome.message);
-		statuses.push(outcome.status);
 		const timing = { node: context.nodeName, round, startedAt };
-		trace.push(
-			...callTrace(call, outcome, timing, {
-				server: context.serverLabel,
-				policy: context.tracePolicy,
-				replayed: context.server.replayed === true,
-			}),
-		);
-	}
+		const trace = callTrace(call, outcome, timing, {
+			server: context.serverLabel,
+			policy: context.tracePolicy,
+			replayed: context.server.replayed === true,
+		});
+		return { outcome, trace };
+	});
 	return {
 		conversation: {
 			...conversation,
-			messages: [...conversation.messages, ...answered],
+			messages: [...conversation.messages, ...answers.map(({ outcome }) => outcome.message)],
 			toolCalls: remaining,
-			trace: [...conversation.trace, ...trace],
+			trace: [...conversation.trace, ...answers.flatMap(({ trace }) => trace)],
 		},
-		statuses,
+		statuses: answers.map(({ outcome }) => outcome.status),
 	};
+}
+
+/** Whether calls of these tools (undefined: not on the item, so nothing is known of it) may overlap. */
+function runsAtOnce(tools: Array<Tool | undefined>, parallel: ParallelCalls = 'never'): boolean {
+	if (tools.length < 2 || parallel === 'never') return false;
+	return parallel === 'always' || tools.every((tool) => tool?.annotations?.readOnlyHint === true);
 }
 
 /** Where a call's trace entries come from: the server's label, the trace policy, and whether a recording answered. */

@@ -247,8 +247,31 @@ export const properties: INodeProperties[] = [
 				typeOptions: { minValue: 1 },
 				default: DEFAULT_CONCURRENCY,
 				description:
-					'How many items (conversations) run at once. The calls of one item always run in order.',
+					'How many items (conversations) run at once. How the calls of one item run: Calls of One Item.',
 				displayOptions: callsOnly,
+			},
+			{
+				displayName: 'Calls of One Item',
+				name: 'parallelCalls',
+				type: 'options',
+				default: 'readOnly',
+				description:
+					'Whether the calls a model asked for in one turn run at once. Their tool messages follow call order either way.',
+				options: [
+					{
+						name: 'At Once When Every Tool Is Read-Only',
+						value: 'readOnly',
+						description:
+							'When each tool called is annotated readOnlyHint by its server (nothing depends on their order); else in call order',
+					},
+					{ name: 'Always at Once', value: 'always' },
+					{
+						name: 'One After Another',
+						value: 'never',
+						description: 'In the order the model asked for them',
+					},
+				],
+				displayOptions: { show: { '/operation': ['executeToolCalls'] } },
 			},
 			{
 				displayName: 'Share Server Between Workflows',

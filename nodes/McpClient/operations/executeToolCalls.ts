@@ -38,6 +38,7 @@ export function executeToolCalls(
 					},
 					redactor: redaction.redactor,
 					tracePolicy: redaction.trace,
+					parallelCalls: settings.parallelCalls,
 				}),
 		);
 

@@ -1,4 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import type { ParallelCalls } from '../../../lib/execution/executeCalls';
 import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
 
@@ -9,6 +10,7 @@ export interface CallSettings {
 	maxResultBytes: number;
 	onToolError: 'toModel' | 'failNode';
 	concurrency: number;
+	parallelCalls: ParallelCalls;
 }
 
 interface CallOptionValues extends Omit<CallSettings, 'maxResultBytes'> {
@@ -23,6 +25,7 @@ export function callSettingsOf(context: IExecuteFunctions): CallSettings {
 		maxResultBytes: (options.maxResultMb ?? 10) * 1024 * 1024,
 		onToolError: options.onToolError ?? 'toModel',
 		concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+		parallelCalls: options.parallelCalls ?? 'readOnly',
 	};
 }
 
