@@ -1,25 +1,34 @@
 /**
- * The demo, run by scripts/demo.sh once n8n is installed and the package built: imports the
- * examples into a real n8n with the package loaded, runs the tool loop end to end with
- * `n8n execute`, prints each round trip, then serves the editor with everything imported.
+ * The demo, run by scripts/demo.sh once the package is built: installs the pinned n8n (once,
+ * cached in e2e/.n8n) and the package into a fresh user folder (.demo/) the way Community Nodes
+ * does, imports the examples, runs the tool loop end to end with `n8n execute`, prints each round
+ * trip, then serves the editor with everything imported.
  *
  * The MCP side always runs for real (server-everything from npm). The model is live when a
  * provider is configured (see modelFromEnvironment), else the recorded example trace replays it.
  *
- *   node scripts/demo.ts --n8n BIN --folder DIR [--no-serve]
+ *   node scripts/demo.ts [--no-serve]
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createConnection } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+	freePort,
+	installN8n,
+	installPackage,
+	N8N_BIN as n8n,
+	n8nEnvironment,
+	packPackage,
+	pinnedVersion,
+	randomHex,
+} from '../e2e/n8n.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-const { values } = parseArgs({
-	options: { n8n: { type: 'string' }, folder: { type: 'string' }, 'no-serve': { type: 'boolean' } },
-});
-const n8n = values.n8n!;
-const folder = values.folder!;
+const { values } = parseArgs({ options: { 'no-serve': { type: 'boolean' } } });
+const folder = path.join(root, '.demo');
 const OWNER = {
 	email: 'demo@example.com',
 	firstName: 'Demo',
@@ -224,8 +233,41 @@ async function serve(): Promise<void> {
 	await new Promise((resolve) => server.on('exit', resolve));
 }
 
-async function main(): Promise<void> {
+/** Whether something listens on a local port. */
+const portTaken = (port: number) =>
+	new Promise<boolean>((resolve) => {
+		const socket = createConnection({ host: '127.0.0.1', port });
+		socket.once('connect', () => (socket.destroy(), resolve(true)));
+		socket.once('error', () => resolve(false));
+	});
+
+/** n8n installed once, and the package installed into .demo/user as Community Nodes installs it. */
+async function installN8nAndPackage(): Promise<void> {
+	rmSync(folder, { recursive: true, force: true });
 	mkdirSync(folder, { recursive: true });
+	console.log(`==> n8n ${pinnedVersion()}`);
+	const installLog = path.join(folder, 'n8n-install.log');
+	if (!installN8n(installLog)) throw new Error(`installing n8n failed; see ${installLog}`);
+	console.log('==> the package, installed as a community package into .demo/user');
+	const packageLog = path.join(folder, 'package-install.log');
+	const packed = packPackage(folder, packageLog);
+	if (!packed || !installPackage(packed.tarball, path.join(folder, 'user'), '', packageLog))
+		throw new Error(`installing the package failed; see ${packageLog}`);
+	// A port the editor can take: 5678 unless it is busy or N8N_PORT says otherwise.
+	const port = process.env.N8N_PORT ?? String((await portTaken(5678)) ? await freePort() : 5678);
+	Object.assign(
+		process.env,
+		n8nEnvironment(path.join(folder, 'user'), `demo-${randomHex(12)}`, {
+			N8N_RUNNERS_BROKER_PORT: process.env.N8N_RUNNERS_BROKER_PORT ?? String(await freePort()),
+			// `n8n execute --rawOutput` prints the run only at info level or above.
+			N8N_LOG_LEVEL: 'info',
+			N8N_PORT: port,
+		}),
+	);
+}
+
+async function main(): Promise<void> {
+	await installN8nAndPackage();
 	const model = modelFromEnvironment(process.env);
 	console.log(
 		model

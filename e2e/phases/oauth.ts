@@ -105,6 +105,27 @@ async function connect(n8n: RunningN8n, credentialId: string): Promise<true | st
 	return true;
 }
 
+/** Starts an OAuth server of ours (kept in `servers` to be stopped), and connects a credential for it through n8n. */
+async function connectedServer(
+	run: PhaseRun,
+	n8n: RunningN8n,
+	servers: OAuthServer[],
+	name: string,
+	args: string[],
+) {
+	const server = await startOAuthServer(run, args);
+	servers.push(server);
+	const credential = {
+		type: OAUTH_CREDENTIAL,
+		id: await createCredential(n8n, name, OAUTH_CREDENTIAL, {
+			serverUrl: server.mcp,
+			transport: 'auto',
+			useDynamicClientRegistration: true,
+		}),
+	};
+	return { server, credential, connected: await connect(n8n, credential.id) };
+}
+
 const webhook = (path: string, responseData = 'firstEntryJson', binaryProperty?: string) => ({
 	name: 'Webhook',
 	type: 'n8n-nodes-base.webhook',
@@ -143,7 +164,7 @@ function mcpNode(
 }
 
 /** A chain of nodes, each feeding the next. */
-function chain(name: string, nodes: Array<{ name: string }>) {
+function chain(name: string, nodes: Array<{ name: string; [key: string]: unknown }>) {
 	const connections: Record<string, unknown> = {};
 	nodes.slice(1).forEach((node, at) => {
 		connections[nodes[at].name] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };
@@ -181,18 +202,13 @@ export async function oauthPhase(run: PhaseRun, n8n: RunningN8n): Promise<void> 
 	const servers: OAuthServer[] = [];
 	const timeout = 60_000 * run.timeoutScale;
 	try {
-		const server = await startOAuthServer(run, ['--token-seconds', String(TOKEN_SECONDS)]);
-		servers.push(server);
-		const credential = {
-			type: OAUTH_CREDENTIAL,
-			id: await createCredential(n8n, 'MCP behind OAuth (e2e)', OAUTH_CREDENTIAL, {
-				serverUrl: server.mcp,
-				transport: 'auto',
-				useDynamicClientRegistration: true,
-			}),
-		};
-
-		const connected = await connect(n8n, credential.id);
+		const { server, credential, connected } = await connectedServer(
+			run,
+			n8n,
+			servers,
+			'MCP behind OAuth (e2e)',
+			['--token-seconds', String(TOKEN_SECONDS)],
+		);
 		const stored = await credentialData(n8n, credential.id);
 		const stats = await serverStats(server);
 		run.check(
@@ -337,17 +353,13 @@ async function refusedRenewal(
 	servers: OAuthServer[],
 	timeout: number,
 ): Promise<void> {
-	const server = await startOAuthServer(run, ['--token-seconds', '1', '--break', 'refresh']);
-	servers.push(server);
-	const credential = {
-		type: OAUTH_CREDENTIAL,
-		id: await createCredential(n8n, 'MCP refusing renewals (e2e)', OAUTH_CREDENTIAL, {
-			serverUrl: server.mcp,
-			transport: 'auto',
-			useDynamicClientRegistration: true,
-		}),
-	};
-	const connected = await connect(n8n, credential.id);
+	const { credential, connected } = await connectedServer(
+		run,
+		n8n,
+		servers,
+		'MCP refusing renewals (e2e)',
+		['--token-seconds', '1', '--break', 'refresh'],
+	);
 	const workflowId = await publishWorkflow(
 		n8n,
 		chain('OAuth renewal refused (e2e)', [
