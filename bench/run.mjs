@@ -74,6 +74,17 @@ try {
 		maxPayloadBytes: 256 * 1024,
 		redactor: createRedactor({ secrets: [] }),
 	};
+	const executionContext = (connection, parallelCalls) => ({
+		server: connection,
+		serverLabel: 'fault-server',
+		nodeName: 'bench',
+		validator,
+		storeBinary: async () => 'unused',
+		options: callOptions,
+		redactor: tracePolicy.redactor,
+		tracePolicy,
+		parallelCalls,
+	});
 	for (const concurrency of [1, 8]) {
 		await measure(`100 items with a 20 ms tool, ${concurrency} in parallel`, 100, () =>
 			mapConcurrently(
@@ -81,17 +92,34 @@ try {
 				concurrency,
 				(i) =>
 					pool.use(faultServer, (connection) =>
-						executePendingCalls(conversation(i), {
-							server: connection,
-							serverLabel: 'fault-server',
-							nodeName: 'bench',
-							validator,
-							storeBinary: async () => 'unused',
-							options: callOptions,
-							redactor: tracePolicy.redactor,
-							tracePolicy,
-						}),
+						executePendingCalls(conversation(i), executionContext(connection)),
 					),
+			),
+		);
+	}
+
+	// One model turn asking for five calls of a slow tool its server annotates read-only.
+	const readOnlyTools = tools.map((tool) =>
+		tool.name === 'slow' ? { ...tool, annotations: { readOnlyHint: true } } : tool,
+	);
+	const fiveCalls = {
+		messages: [],
+		tools: readOnlyTools,
+		toolCalls: Array.from({ length: 5 }, (_, i) => ({
+			id: `p${i}`,
+			name: 'slow',
+			arguments: { ms: 200 },
+			rawArguments: '{"ms":200}',
+		})),
+		trace: [],
+	};
+	for (const [parallelCalls, how] of [
+		['never', 'one after another'],
+		['readOnly', 'at once (read-only)'],
+	]) {
+		await measure(`one item, 5 calls of a 200 ms tool, ${how}`, 1, () =>
+			pool.use(faultServer, (connection) =>
+				executePendingCalls(fiveCalls, executionContext(connection, parallelCalls)),
 			),
 		);
 	}

@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { send } from './n8nRest.ts';
 
 // n8n's run data and REST replies are read as loose JSON and checked field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -290,25 +291,17 @@ async function checkEditor(values: Record<string, string | undefined>): Promise<
 	>;
 	const typesDir = values.types!;
 	let cookie = '';
-	const call = async (
-		method: string,
-		path: string,
-		body?: unknown,
-	): Promise<{ status: number; json: Loose; text: string; cookies: string[] }> => {
-		const response = await fetch(base + path, {
-			method,
-			headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: AbortSignal.timeout(60_000),
-		});
-		const text = await response.text();
-		let json: Loose;
-		try {
-			json = JSON.parse(text);
-		} catch {
-			json = undefined;
-		}
-		return { status: response.status, json, text, cookies: response.headers.getSetCookie() };
+	const call = async (method: string, path: string, body?: unknown) => {
+		const reply = await send(
+			base + path,
+			{
+				method,
+				headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			},
+			60_000,
+		);
+		return { ...reply, cookies: reply.headers.getSetCookie() };
 	};
 	const results: Array<[string, true | string]> = [];
 	const record = async (name: string, test: () => Promise<true | string>) => {

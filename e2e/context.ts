@@ -99,6 +99,16 @@ export class RunContext {
 		return false;
 	}
 
+	/** Imports a file of credentials or a workflow; `what` names it in the check. */
+	importFile(kind: 'credentials' | 'workflow', what: string, file: string): Promise<boolean> {
+		return this.n8n(`import ${what}`, 120, [`import:${kind}`, `--input=${file}`]);
+	}
+
+	/** Publishes an imported workflow, so that `n8n start` runs it. */
+	publish(what: string, id: string): Promise<boolean> {
+		return this.n8n(`publish ${what}`, 120, ['publish:workflow', `--id=${id}`]);
+	}
+
 	/**
 	 * Runs a checker program (e2e/check.ts, e2e/browser.ts) and records its verdicts; its output
 	 * goes to check-<name>.txt (name: its first argument, check.ts's command).

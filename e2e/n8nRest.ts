@@ -15,7 +15,8 @@ export interface Reply {
 /** The owner e2e/check.ts sets up on the instance's first start. */
 export const OWNER = { email: 'e2e@example.com', password: 'E2e-password-1' };
 
-async function send(url: string, init: RequestInit, timeoutMs: number): Promise<Reply> {
+/** One HTTP request; its reply with the body as text and, when it parses, as JSON. */
+export async function send(url: string, init: RequestInit, timeoutMs: number): Promise<Reply> {
 	const response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
 	const text = await response.text();
 	let json: Loose;

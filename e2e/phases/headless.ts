@@ -25,14 +25,8 @@ async function executeLoop(
 	id: string,
 ): Promise<string | undefined> {
 	const imported =
-		(await ctx.n8n(`import the credentials (${what})`, 120, [
-			'import:credentials',
-			`--input=${credentials}`,
-		])) &&
-		(await ctx.n8n(`import the workflow (${what})`, 120, [
-			'import:workflow',
-			`--input=${workflow}`,
-		]));
+		(await ctx.importFile('credentials', `the credentials (${what})`, credentials)) &&
+		(await ctx.importFile('workflow', `the workflow (${what})`, workflow));
 	if (!imported) return undefined;
 	await ctx.n8n(`n8n execute runs the ${what}`, 300, ['execute', `--id=${id}`, '--rawOutput']);
 	const output = ctx.lastN8nLog;

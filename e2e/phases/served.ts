@@ -73,18 +73,17 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 			openAiCredential(ctx, 'openAi', 'OpenAI', webhook.baseUrl),
 		]);
 		const imported =
-			(await ctx.n8n('import the credentials (webhook model)', 120, [
-				'import:credentials',
-				`--input=${webhookCredentials}`,
-			])) &&
-			(await ctx.n8n('import the webhook workflow', 120, [
-				'import:workflow',
-				`--input=${ctx.writeWorkflow('webhook-agent.json', 'e2eWebhookAgent')}`,
-			])) &&
-			(await ctx.n8n('publish the webhook workflow', 120, [
-				'publish:workflow',
-				'--id=e2eWebhookAgent',
-			]));
+			(await ctx.importFile(
+				'credentials',
+				'the credentials (webhook model)',
+				webhookCredentials,
+			)) &&
+			(await ctx.importFile(
+				'workflow',
+				'the webhook workflow',
+				ctx.writeWorkflow('webhook-agent.json', 'e2eWebhookAgent'),
+			)) &&
+			(await ctx.publish('the webhook workflow', 'e2eWebhookAgent'));
 		if (!imported) return;
 
 		let scheduled = schedule !== undefined;
@@ -107,10 +106,11 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 				]),
 			]);
 			if (
-				!(await ctx.n8n('import the credentials (scheduled example, editor run)', 120, [
-					'import:credentials',
-					`--input=${more}`,
-				]))
+				!(await ctx.importFile(
+					'credentials',
+					'the credentials (scheduled example, editor run)',
+					more,
+				))
 			) {
 				scheduled = false;
 				chromium = undefined;
@@ -135,25 +135,14 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 				},
 			);
 			scheduled =
-				(await ctx.n8n('import the scheduled example', 120, [
-					'import:workflow',
-					`--input=${workflow}`,
-				])) &&
-				(await ctx.n8n('publish the scheduled example', 120, [
-					'publish:workflow',
-					'--id=e2eScheduledInbox',
-				]));
+				(await ctx.importFile('workflow', 'the scheduled example', workflow)) &&
+				(await ctx.publish('the scheduled example', 'e2eScheduledInbox'));
 		}
 		if (chromium) {
 			const workflow = ctx.writeWorkflow('mcp-tool-loop.json', 'e2eEditorLoop', (copy) =>
 				copy.useCredential('openAiCompatibleApi', 'openAiEditor', 'OpenAI (editor run)'),
 			);
-			if (
-				!(await ctx.n8n('import the loop example for the editor', 120, [
-					'import:workflow',
-					`--input=${workflow}`,
-				]))
-			)
+			if (!(await ctx.importFile('workflow', 'the loop example for the editor', workflow)))
 				chromium = undefined;
 		}
 
