@@ -13,9 +13,9 @@ import type { McpServerConfig } from '../../../lib/mcp';
 import { formValuesToArguments } from '../../../lib/schema/formFields';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import { binaryStoreFor, outputItemFor, validator, withConnection } from '../server';
-import { elicitationOf } from './elicitation';
-import { callOptionsOf, type CallSettings } from './settings';
+import { outputItemFor, withConnection } from '../server';
+import { callContextFor } from './callContext';
+import type { CallSettings } from './settings';
 
 /** One tool, no model: the same checks, result handling and trace as Execute Tool Calls. */
 export function callTool(
@@ -42,16 +42,11 @@ export function callTool(
 				arguments: args,
 				rawArguments: JSON.stringify(args),
 			};
-			const outcome = await runToolCall(call, async () => tool, {
-				server: connection,
-				validator,
-				storeBinary: binaryStoreFor(context, output),
-				options: {
-					...callOptionsOf(context, settings),
-					elicitation: elicitationOf(context, itemIndex),
-				},
-				redactor: redaction.redactor,
-			});
+			const outcome = await runToolCall(
+				call,
+				async () => tool,
+				callContextFor(context, settings, itemIndex, output, redaction, connection),
+			);
 			return { call, outcome, server: connection.server.name };
 		});
 
