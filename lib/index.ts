@@ -30,6 +30,15 @@ export {
 	type ExecutionContext,
 	type ParallelCalls,
 } from './execution/executeCalls';
+export {
+	ApprovalError,
+	approvalReason,
+	approvalRequests,
+	executeWithApproval,
+	readDecisions,
+	type ApprovalOutcome,
+	type ApprovalPolicy,
+} from './execution/approval';
 export { runToolCall, type CallOutcome, type CallStatus } from './execution/runToolCall';
 export {
 	recordedToolServer,

@@ -140,4 +140,34 @@ export interface Conversation {
 	stopReason?: string;
 	/** What a node saw that the workflow's author should know, such as tools a server listed with invalid definitions. */
 	warnings?: string[];
+	/** Calls held for a person, and, when the item comes back, what they decided. */
+	approval?: Approval;
+}
+
+/** A call held for a person's approval. */
+export interface ApprovalRequest {
+	callId: string;
+	tool: string;
+	/** As the model sent them: parsed, or the raw text when they did not parse. */
+	arguments: Record<string, unknown> | string;
+	annotations?: ToolAnnotations;
+	/** Why the node's rule holds it. */
+	reason: string;
+}
+
+/** What a person decided about a held call. */
+export interface ApprovalDecision {
+	callId: string;
+	approved: boolean;
+	/** Who decided. */
+	by?: string;
+	/** Why: a declined call's note is told to the model. */
+	note?: string;
+	/** Arguments edited before approving; checked against the tool's schema again. */
+	arguments?: Record<string, unknown>;
+}
+
+export interface Approval {
+	requested: ApprovalRequest[];
+	decisions?: ApprovalDecision[];
 }

@@ -24,6 +24,8 @@ export interface ExecutionContext extends CallContext {
 	tracePolicy: TracePolicy;
 	/** Default `never`. */
 	parallelCalls?: ParallelCalls;
+	/** Calls a person declined, by id: answered with this text instead of running. */
+	declined?: ReadonlyMap<string, string>;
 }
 
 export interface CallsExecuted {
@@ -41,13 +43,7 @@ export async function executePendingCalls(
 	conversation: Conversation,
 	context: ExecutionContext,
 ): Promise<CallsExecuted> {
-	const mine: Array<{ call: PendingToolCall; itemTool?: Tool }> = [];
-	const remaining: PendingToolCall[] = [];
-	for (const call of conversation.toolCalls) {
-		const itemTool = conversation.tools.find((tool) => tool.name === call.name);
-		if (itemTool && itemTool.server !== context.serverLabel) remaining.push(call);
-		else mine.push({ call, itemTool });
-	}
+	const { mine, remaining } = callsOfServer(conversation, context.serverLabel);
 	const round = conversation.rounds ?? 0;
 	const inFlight = runsAtOnce(
 		mine.map(({ itemTool }) => itemTool),
@@ -57,11 +53,15 @@ export async function executePendingCalls(
 		: 1;
 	const answers = await mapConcurrently(mine, inFlight, async ({ call, itemTool }) => {
 		const startedAt = Date.now();
-		const outcome = await runToolCall(
-			call,
-			async () => itemTool ?? (await findServerTool(call.name, context)),
-			context,
-		);
+		const declined = context.declined?.get(call.id);
+		const outcome =
+			declined === undefined
+				? await runToolCall(
+						call,
+						async () => itemTool ?? (await findServerTool(call.name, context)),
+						context,
+					)
+				: declinedOutcome(call, declined);
 		const timing = { node: context.nodeName, round, startedAt };
 		const trace = callTrace(call, outcome, timing, {
 			server: context.serverLabel,
@@ -78,6 +78,32 @@ export async function executePendingCalls(
 			trace: [...conversation.trace, ...answers.flatMap(({ trace }) => trace)],
 		},
 		statuses: answers.map(({ outcome }) => outcome.status),
+	};
+}
+
+/** The item's pending calls this server answers (its tools, or tools not on the item), and the others. */
+export function callsOfServer(conversation: Conversation, serverLabel: string) {
+	const mine: Array<{ call: PendingToolCall; itemTool?: Tool }> = [];
+	const remaining: PendingToolCall[] = [];
+	for (const call of conversation.toolCalls) {
+		const itemTool = conversation.tools.find((tool) => tool.name === call.name);
+		if (itemTool && itemTool.server !== serverLabel) remaining.push(call);
+		else mine.push({ call, itemTool });
+	}
+	return { mine, remaining };
+}
+
+/** A call a person declined: answered with their word, the server never called. */
+function declinedOutcome(call: PendingToolCall, text: string): CallOutcome {
+	return {
+		status: 'declined',
+		message: { role: 'tool', tool_call_id: call.id, name: call.name, content: text, isError: true },
+		check: {
+			status: 'unchecked',
+			arguments: call.arguments ?? call.rawArguments,
+			reason: 'a person declined the call',
+		},
+		serverAsks: [],
 	};
 }
 

@@ -11,7 +11,13 @@ import { describeServerAsks, type ServerAsk } from './serverAsks';
 import { RecordedFailure, type ToolServer } from './toolServer';
 
 export type CallStatus =
-	'ok' | 'toolError' | 'unknownTool' | 'invalidArguments' | 'invalidOutput' | CallFailureStatus;
+	| 'ok'
+	| 'toolError'
+	| 'unknownTool'
+	| 'invalidArguments'
+	| 'invalidOutput'
+	| 'declined'
+	| CallFailureStatus;
 
 /** What the argument check found, before any server was called. */
 export interface ArgumentCheck {

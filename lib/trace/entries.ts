@@ -16,7 +16,9 @@ export type TraceStep =
 	| 'resources.templates.list'
 	| 'resources.read'
 	| 'prompts.list'
-	| 'prompts.get';
+	| 'prompts.get'
+	| 'approval.requested'
+	| 'approval.decision';
 
 export interface TracePolicy {
 	/** Full JSON, or metadata only (sizes, names, statuses) for workflows whose payloads are large or sensitive. */

@@ -26,7 +26,7 @@ import { getPrompt } from './operations/getPrompt';
 import { isListOperation, listServerItems } from './operations/listServerItems';
 import { listTools } from './operations/listTools';
 import { readResource } from './operations/readResource';
-import { callSettingsOf } from './operations/settings';
+import { approvalPolicyOf, callSettingsOf } from './operations/settings';
 import { serverConfigFor, type ConnectionType } from './serverConfig';
 import { liveServers, recordedServers } from './sources';
 
@@ -53,7 +53,8 @@ export class McpClient implements INodeType {
 			'List the tools, resources and prompts of an MCP server, and check and execute the tool calls a model made',
 		defaults: { name: 'Tool Calling MCP Client' },
 		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		// A second output only where calls can wait for a person.
+		outputs: `={{ $parameter.operation === "executeToolCalls" && ($parameter.requireApproval ?? "nothing") !== "nothing" ? [{ type: "${NodeConnectionTypes.Main}", displayName: "Done" }, { type: "${NodeConnectionTypes.Main}", displayName: "Needs Approval" }] : ["${NodeConnectionTypes.Main}"] }}`,
 		credentials: [
 			{
 				name: 'mcpStdioServerApi',
@@ -101,8 +102,10 @@ export class McpClient implements INodeType {
 			if (operation === 'listTools')
 				return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
 			const settings = callSettingsOf(this);
-			const processItem = executeToolCalls(this, servers, settings, redaction);
-			return processItems(this, 1, settings.concurrency, processItem, redaction);
+			const approval = approvalPolicyOf(this);
+			const processItem = executeToolCalls(this, servers, settings, approval, redaction);
+			const outputs = approval.require === 'nothing' ? 1 : 2;
+			return processItems(this, outputs, settings.concurrency, processItem, redaction);
 		}
 		const config = await nodeServerConfig(this);
 		// Read at each use: a token renewed during the run is hidden too.

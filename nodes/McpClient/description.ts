@@ -11,6 +11,24 @@ const show = (operation: string[]) => ({ show: { operation } });
 /** Inside the Options collection: settings of tool calls only. */
 const callsOnly = { show: { '/operation': ['executeToolCalls', 'callTool'] } };
 
+/** A list of the server's tool names to pick from, shown when `show` holds. */
+function toolNames(
+	displayName: string,
+	name: string,
+	show: Record<string, string[]>,
+): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'multiOptions',
+		typeOptions: { loadOptionsMethod: 'getToolNames' },
+		default: [],
+		description:
+			'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		displayOptions: { show },
+	};
+}
+
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Connection',
@@ -120,26 +138,39 @@ export const properties: INodeProperties[] = [
 		],
 		displayOptions: show(['listTools']),
 	},
+	toolNames('Tools', 'includeTools', { operation: ['listTools'], toolFilter: ['only'] }),
+	toolNames('Tools to Leave Out', 'excludeTools', {
+		operation: ['listTools'],
+		toolFilter: ['except'],
+	}),
 	{
-		displayName: 'Tools',
-		name: 'includeTools',
-		type: 'multiOptions',
-		typeOptions: { loadOptionsMethod: 'getToolNames' },
-		default: [],
+		displayName: 'Require Approval For',
+		name: 'requireApproval',
+		type: 'options',
+		noDataExpression: true,
+		default: 'nothing',
 		description:
-			'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-		displayOptions: { show: { operation: ['listTools'], toolFilter: ['only'] } },
+			'Calls that wait for a person: an item with one leaves by the Needs Approval output with its calls held and approval.requested; it comes back with approval.decisions',
+		options: [
+			{ name: 'Nothing', value: 'nothing', description: 'Every call runs as the model asks' },
+			{
+				name: 'Tools Not Annotated Read-Only',
+				value: 'notReadOnly',
+				description: "Every tool its server does not annotate readOnlyHint (MCP's safe default)",
+			},
+			{
+				name: 'Tools Annotated Destructive',
+				value: 'destructive',
+				description: 'Tools their server annotates destructiveHint',
+			},
+			{ name: 'Listed Tools', value: 'listed' },
+		],
+		displayOptions: show(['executeToolCalls']),
 	},
-	{
-		displayName: 'Tools to Leave Out',
-		name: 'excludeTools',
-		type: 'multiOptions',
-		typeOptions: { loadOptionsMethod: 'getToolNames' },
-		default: [],
-		description:
-			'Choose from the list, or specify IDs using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-		displayOptions: { show: { operation: ['listTools'], toolFilter: ['except'] } },
-	},
+	toolNames('Tools to Approve', 'approvalTools', {
+		operation: ['executeToolCalls'],
+		requireApproval: ['listed'],
+	}),
 	serverItemLocator({
 		displayName: 'Tool',
 		name: 'tool',

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
 import {
+	conversationOf,
 	expectConversationItem,
 	mcpClientNode,
 	pendingCall,
@@ -396,5 +397,189 @@ describe('MCP Client: the calls of one item', () => {
 	it('run at once with "Always at Once", one after another with "One After Another"', async () => {
 		expect(overlapping(await threeCalls('always'))).toBe(true);
 		expect(oneAfterAnother(await threeCalls('never', { readOnlyHint: true }))).toBe(true);
+	});
+});
+
+const listFaults = mcpClientNode('List Tools', { operation: 'listTools', serverLabel: 'faults' });
+const executeAt = (parameters: Record<string, unknown>, extra = {}) =>
+	mcpClientNode(
+		'Execute',
+		{ operation: 'executeToolCalls', serverLabel: 'faults', ...parameters },
+		extra,
+	);
+const steps = (json: any) => json.trace.map((entry: any) => entry.step);
+const requestsOf = (json: any, callId: string) =>
+	json.trace.filter((entry: any) => entry.step === 'tools.call.request' && entry.callId === callId);
+
+/** List Tools, then Execute Tool Calls with the approval rule: the run and the Execute node's two outputs. */
+async function askFor(calls: unknown[], parameters: Record<string, unknown>) {
+	const run = await runMcpChain([listFaults, executeAt(parameters)], {
+		credentials,
+		inputItems: [{ json: { toolCalls: calls } }],
+	});
+	expect(errorOf(run, 'Execute')).toBeUndefined();
+	return { done: outputOf(run, 'Execute', 0), held: outputOf(run, 'Execute', 1) };
+}
+
+/** An item back at Execute Tool Calls with the decisions made on it. */
+async function comeBack(heldJson: any, decisions: unknown[], extra = {}) {
+	const run = await runMcpChain([executeAt({ requireApproval: 'notReadOnly' }, extra)], {
+		credentials,
+		inputItems: [{ json: { ...heldJson, approval: { ...heldJson.approval, decisions } } }],
+	});
+	return run;
+}
+
+describe('MCP Client: a person approves risky tool calls', () => {
+	const echo = pendingCall('echo', { text: 'hi' });
+	const add = pendingCall('add', { a: 2, b: 3 });
+
+	it('holds every pending call when one needs approval: the item leaves by Needs Approval, asking about it', async () => {
+		const { done, held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
+		expect(done).toEqual([]);
+		expect(held).toHaveLength(1);
+		const json = held[0].json as any;
+		expectConversationItem(json);
+		expect(json.toolCalls.map((call: any) => call.id)).toEqual([echo.id, add.id]);
+		expect(toolMessages(json)).toEqual([]);
+		expect(json.approval.requested).toEqual([
+			{
+				callId: add.id,
+				tool: 'add',
+				arguments: { a: 2, b: 3 },
+				reason: 'its server does not annotate the tool read-only',
+			},
+		]);
+		expect(steps(json)).toEqual(['tools.list', 'approval.requested']);
+		expect(json.trace.at(-1)).toMatchObject({ server: 'faults', callIds: [add.id] });
+	});
+
+	it('answers items with nothing to approve by the first output, as without a rule', async () => {
+		const { done, held } = await askFor([pendingCall('echo', { text: 'safe' })], {
+			requireApproval: 'notReadOnly',
+		});
+		expect(held).toEqual([]);
+		expect(toolMessages(done[0].json).map((message) => message.content)).toEqual(['safe']);
+	});
+
+	it('holds listed tools, and tools annotated destructive', async () => {
+		const listed = await askFor([echo, add], {
+			requireApproval: 'listed',
+			approvalTools: ['echo'],
+		});
+		expect((listed.held[0].json as any).approval.requested.map((r: any) => r.tool)).toEqual([
+			'echo',
+		]);
+		const destructive = await askFor([echo, add], { requireApproval: 'destructive' });
+		// Neither is annotated destructive by the fault server.
+		expect(destructive.held).toEqual([]);
+		expect(toolMessages(destructive.done[0].json)).toHaveLength(2);
+
+		const run = await runMcpChain([executeAt({ requireApproval: 'destructive' })], {
+			credentials,
+			inputItems: [
+				{
+					json: {
+						tools: [
+							{
+								name: 'add',
+								server: 'faults',
+								inputSchema: { type: 'object' },
+								annotations: { destructiveHint: true },
+							},
+						],
+						toolCalls: [add],
+					},
+				},
+			],
+		});
+		const held = outputOf(run, 'Execute', 1)[0].json as any;
+		expect(held.approval.requested).toEqual([
+			expect.objectContaining({
+				callId: add.id,
+				annotations: { destructiveHint: true },
+				reason: 'its server annotates the tool destructive',
+			}),
+		]);
+	});
+
+	it('runs approved calls with the arguments a person edited, checked again, in call order; the trace tells who decided', async () => {
+		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
+		const run = await comeBack(held[0].json, [
+			{ callId: add.id, approved: true, by: 'ada@example.com', arguments: { a: 10, b: 5 } },
+		]);
+		expect(errorOf(run, 'Execute')).toBeUndefined();
+		const json = outputOf(run, 'Execute', 0)[0].json as any;
+		expectConversationItem(json);
+		expect(json.approval).toBeUndefined();
+		expect(json.toolCalls).toEqual([]);
+		expect(toolMessages(json).map((message) => [message.tool_call_id, message.content])).toEqual([
+			[echo.id, 'hi'],
+			[add.id, '15'],
+		]);
+		const decision = json.trace.find((entry: any) => entry.step === 'approval.decision');
+		expect(decision).toMatchObject({
+			callId: add.id,
+			approved: true,
+			by: 'ada@example.com',
+			argumentsEdited: true,
+			payload: { arguments: { a: 10, b: 5 } },
+		});
+		expect(requestsOf(json, add.id)[0].payload).toEqual({
+			name: 'add',
+			arguments: { a: 10, b: 5 },
+		});
+	});
+
+	it('checks edited arguments against the schema again: invalid ones never reach the server', async () => {
+		const { held } = await askFor([add], { requireApproval: 'notReadOnly' });
+		const run = await comeBack(held[0].json, [
+			{ callId: add.id, approved: true, arguments: { a: 'ten' } },
+		]);
+		const json = outputOf(run, 'Execute', 0)[0].json as any;
+		const [message] = toolMessages(json);
+		expect(message.isError).toBe(true);
+		expect(requestsOf(json, add.id)).toEqual([]);
+		expect(json.trace.find((entry: any) => entry.step === 'arguments.validation').status).toBe(
+			'invalid',
+		);
+	});
+
+	it('answers a declined call with a message that tells the model a person declined and why; the server is not called', async () => {
+		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
+		const run = await comeBack(held[0].json, [
+			{ callId: add.id, approved: false, by: 'bob', note: 'Not on a Friday.' },
+		]);
+		const json = outputOf(run, 'Execute', 0)[0].json as any;
+		const [echoed, declined] = toolMessages(json);
+		expect(echoed.content).toBe('hi');
+		expect(declined).toMatchObject({ tool_call_id: add.id, name: 'add', isError: true });
+		expect(declined.content).toMatch(/^A person \(bob\) declined this call, so it did not run\./);
+		expect(declined.content).toContain('Their reason: Not on a Friday.');
+		expect(requestsOf(json, add.id)).toEqual([]);
+		expect(
+			conversationOf(json).trace.find(
+				(entry) => entry.step === 'tools.call.result' && entry.callId === add.id,
+			),
+		).toMatchObject({ status: 'declined' });
+	});
+
+	it('refuses a decision for a call the item did not ask about, and a held call with no decision, naming the call; the item is kept', async () => {
+		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
+		const unknown = await comeBack(held[0].json, [
+			{ callId: add.id, approved: true },
+			{ callId: 'call_nobody', approved: true },
+		]);
+		expect(errorOf(unknown, 'Execute')?.message).toMatch(
+			/decision names call call_nobody, which the item did not ask approval for \(it asked for call_\d+\)/,
+		);
+		const missing = await comeBack(held[0].json, []);
+		expect(errorOf(missing, 'Execute')?.message).toBe(
+			`No decision for call ${add.id} (add): each call asked about needs approval.decisions[] with its callId and approved`,
+		);
+		const kept = await comeBack(held[0].json, [], { onError: 'continueRegularOutput' });
+		const [item] = outputOf(kept, 'Execute', 0);
+		expect((item.json as any).toolCalls.map((call: any) => call.id)).toEqual([echo.id, add.id]);
+		expect((item.json as any).error).toMatch(/No decision for call/);
 	});
 });

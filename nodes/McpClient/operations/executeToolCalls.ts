@@ -1,19 +1,27 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { Conversation, ToolMessage } from '../../../lib/conversation/types';
 import { readConversation } from '../../../lib/conversation/read';
-import { executePendingCalls } from '../../../lib/execution/executeCalls';
+import {
+	ApprovalError,
+	executeWithApproval,
+	type ApprovalPolicy,
+} from '../../../lib/execution/approval';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import { binaryStoreFor, outputItemFor, serverLabelOf, validator } from '../server';
+import { outputItemFor, serverLabelOf } from '../server';
 import type { ServerSource } from '../sources';
-import { elicitationOf } from './elicitation';
-import { callOptionsOf, type CallSettings } from './settings';
+import { callContextFor } from './callContext';
+import type { CallSettings } from './settings';
 
-/** The execute step for one item: its pending calls checked, run and answered in call order. */
+/**
+ * The execute step for one item: its pending calls checked, run and answered in call order; or,
+ * when the approval policy holds one, the item leaves by the second output with its calls held.
+ */
 export function executeToolCalls(
 	context: IExecuteFunctions,
 	servers: ServerSource,
 	settings: CallSettings,
+	approval: ApprovalPolicy,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
@@ -23,27 +31,35 @@ export function executeToolCalls(
 			return { output: 0, item: { ...output, json: { ...conversation } } };
 
 		const redaction = redactionFor(itemIndex);
-		const { conversation: answered, statuses } = await servers.use(
-			{ itemIndex, conversation, redaction },
-			(server) =>
-				executePendingCalls(conversation, {
-					server,
-					serverLabel: serverLabelOf(context, itemIndex, server.name),
-					nodeName: context.getNode().name,
-					validator,
-					storeBinary: binaryStoreFor(context, output),
-					options: {
-						...callOptionsOf(context, settings),
-						elicitation: elicitationOf(context, itemIndex),
+		const outcome = await servers
+			.use({ itemIndex, conversation, redaction }, (server) =>
+				executeWithApproval(
+					conversation,
+					{
+						...callContextFor(context, settings, itemIndex, output, redaction, server),
+						server,
+						serverLabel: serverLabelOf(context, itemIndex, server.name),
+						nodeName: context.getNode().name,
+						tracePolicy: redaction.trace,
+						parallelCalls: settings.parallelCalls,
 					},
-					redactor: redaction.redactor,
-					tracePolicy: redaction.trace,
-					parallelCalls: settings.parallelCalls,
-				}),
-		);
+					approval,
+				),
+			)
+			.catch((error: unknown) => {
+				if (!(error instanceof ApprovalError)) throw error;
+				throw new NodeOperationError(context.getNode(), error.message, {
+					itemIndex,
+					description:
+						'The item came back to Execute Tool Calls with approval decisions that do not match the calls it held',
+				});
+			});
+		if (outcome.held) return { output: 1, item: { ...output, json: { ...outcome.conversation } } };
+		const { conversation: answered, statuses } = outcome;
 
 		logCalls(context, answered, conversation.messages.length, statuses, redaction);
-		const failed = statuses.findIndex((status) => status !== 'ok');
+		// A call a person declined is answered as they decided, not failed.
+		const failed = statuses.findIndex((status) => status !== 'ok' && status !== 'declined');
 		if (settings.onToolError === 'failNode' && failed !== -1) {
 			const message = answered.messages[conversation.messages.length + failed];
 			throw new NodeOperationError(context.getNode(), `Tool call failed (${statuses[failed]})`, {

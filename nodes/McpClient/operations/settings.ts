@@ -1,4 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import type { ApprovalPolicy } from '../../../lib/execution/approval';
 import type { ParallelCalls } from '../../../lib/execution/executeCalls';
 import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
@@ -27,6 +28,15 @@ export function callSettingsOf(context: IExecuteFunctions): CallSettings {
 		concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
 		parallelCalls: options.parallelCalls ?? 'readOnly',
 	};
+}
+
+/** Which calls of Execute Tool Calls wait for a person (Require Approval For). */
+export function approvalPolicyOf(context: IExecuteFunctions): ApprovalPolicy {
+	const require = context.getNodeParameter('requireApproval', 0, 'nothing') as string;
+	if (require === 'listed') {
+		return { require, tools: context.getNodeParameter('approvalTools', 0, []) as string[] };
+	}
+	return { require: require as Exclude<ApprovalPolicy['require'], 'listed'> };
 }
 
 /** How each tools/call of this execution is made. */

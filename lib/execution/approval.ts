@@ -1,0 +1,191 @@
+import type {
+	Approval,
+	ApprovalDecision,
+	ApprovalRequest,
+	Conversation,
+	PendingToolCall,
+	Tool,
+} from '../conversation/types';
+import { isRecord } from '../json/value';
+import { traceEntry } from '../trace/entries';
+import {
+	callsOfServer,
+	executePendingCalls,
+	type CallsExecuted,
+	type ExecutionContext,
+} from './executeCalls';
+
+/** Which calls wait for a person before they run. */
+export type ApprovalPolicy =
+	| { require: 'nothing' }
+	/** Every tool its server does not annotate `readOnlyHint`. */
+	| { require: 'notReadOnly' }
+	/** Tools annotated `destructiveHint`. */
+	| { require: 'destructive' }
+	| { require: 'listed'; tools: string[] };
+
+/** A decision that does not fit what the item holds: it names the call, so the workflow can be fixed. */
+export class ApprovalError extends Error {}
+
+/** Why the policy holds a call for a person, or undefined when it may run. */
+export function approvalReason(
+	policy: ApprovalPolicy,
+	call: PendingToolCall,
+	tool: Tool | undefined,
+): string | undefined {
+	const annotations = tool?.annotations;
+	switch (policy.require) {
+		case 'notReadOnly':
+			if (annotations?.readOnlyHint === true) return undefined;
+			return tool
+				? 'its server does not annotate the tool read-only'
+				: 'the tool is not on the item, so nothing says it is read-only';
+		case 'destructive':
+			return annotations?.destructiveHint === true
+				? 'its server annotates the tool destructive'
+				: undefined;
+		case 'listed':
+			return policy.tools.includes(call.name) ? 'the tool is on the list to approve' : undefined;
+		default:
+			return undefined;
+	}
+}
+
+/** What the item is asked: each call of this server the policy holds, in call order. */
+export function approvalRequests(
+	conversation: Conversation,
+	serverLabel: string,
+	policy: ApprovalPolicy,
+): ApprovalRequest[] {
+	return callsOfServer(conversation, serverLabel).mine.flatMap(({ call, itemTool }) => {
+		const reason = approvalReason(policy, call, itemTool);
+		if (reason === undefined) return [];
+		return [
+			{
+				callId: call.id,
+				tool: call.name,
+				arguments: call.arguments ?? call.rawArguments,
+				...(itemTool?.annotations && { annotations: itemTool.annotations }),
+				reason,
+			},
+		];
+	});
+}
+
+/**
+ * The decisions of a returning item, one per call it asked about: a decision for a call it did not
+ * ask about, a call asked about without a decision, or a decision that is not one, is an
+ * ApprovalError naming the call.
+ */
+export function readDecisions(approval: unknown): Map<string, ApprovalDecision> {
+	if (!isRecord(approval) || !Array.isArray(approval.requested)) {
+		throw new ApprovalError("The item's 'approval' must be { requested: [...], decisions: [...] }");
+	}
+	const requested = approval.requested as ApprovalRequest[];
+	const decisions = Array.isArray(approval.decisions) ? approval.decisions : [];
+	const byCall = new Map<string, ApprovalDecision>();
+	for (const decision of decisions) {
+		if (
+			!isRecord(decision) ||
+			typeof decision.callId !== 'string' ||
+			typeof decision.approved !== 'boolean'
+		) {
+			throw new ApprovalError(
+				`Each approval decision needs a callId and approved: true or false; got ${JSON.stringify(decision)}`,
+			);
+		}
+		if (!requested.some((request) => request.callId === decision.callId)) {
+			throw new ApprovalError(
+				`A decision names call ${decision.callId}, which the item did not ask approval for (it asked for ${requested.map((request) => request.callId).join(', ') || 'none'})`,
+			);
+		}
+		if (decision.arguments !== undefined && !isRecord(decision.arguments)) {
+			throw new ApprovalError(
+				`The edited arguments of call ${decision.callId} must be a JSON object`,
+			);
+		}
+		byCall.set(decision.callId, decision as unknown as ApprovalDecision);
+	}
+	const waiting = requested.filter((request) => !byCall.has(request.callId));
+	if (waiting.length > 0) {
+		throw new ApprovalError(
+			`No decision for ${waiting.map((request) => `call ${request.callId} (${request.tool})`).join(', ')}: each call asked about needs approval.decisions[] with its callId and approved`,
+		);
+	}
+	return byCall;
+}
+
+/** What the model is told of a call a person declined. */
+export function declinedMessage(decision: ApprovalDecision): string {
+	const who = decision.by ? ` (${decision.by})` : '';
+	return `A person${who} declined this call, so it did not run.${decision.note ? ` Their reason: ${decision.note}` : ''} Do not try the same call again unless asked to.`;
+}
+
+export type ApprovalOutcome =
+	{ held: true; conversation: Conversation } | ({ held: false } & CallsExecuted);
+
+/**
+ * The execute step with a person in the loop. An item that comes back with decisions: approved
+ * calls run (edited arguments are checked like any others), declined ones are answered with a
+ * tool message saying so, both traced. An item whose calls the policy holds: none runs, and it
+ * carries `approval.requested`. Else the calls run as without approval.
+ */
+export async function executeWithApproval(
+	conversation: Conversation,
+	context: ExecutionContext,
+	policy: ApprovalPolicy,
+): Promise<ApprovalOutcome> {
+	const timing = { node: context.nodeName, round: conversation.rounds ?? 0, startedAt: Date.now() };
+	const { approval, ...rest } = conversation;
+	if (approval !== undefined) {
+		const decisions = readDecisions(approval);
+		const decided = [...decisions.values()].map((decision) =>
+			traceEntry(
+				'approval.decision',
+				timing,
+				{
+					callId: decision.callId,
+					approved: decision.approved,
+					...(decision.by && { by: decision.by }),
+					...(decision.arguments && { argumentsEdited: true }),
+				},
+				decision,
+				context.tracePolicy,
+			),
+		);
+		const toolCalls = rest.toolCalls.map((call) => {
+			const edited = decisions.get(call.id)?.arguments;
+			return edited ? { ...call, arguments: edited, rawArguments: JSON.stringify(edited) } : call;
+		});
+		const executed = await executePendingCalls(
+			{ ...rest, toolCalls, trace: [...rest.trace, ...decided] },
+			{
+				...context,
+				declined: new Map(
+					[...decisions.values()]
+						.filter((decision) => !decision.approved)
+						.map((decision) => [decision.callId, declinedMessage(decision)]),
+				),
+			},
+		);
+		return { held: false, ...executed };
+	}
+	const requested =
+		policy.require === 'nothing' ? [] : approvalRequests(rest, context.serverLabel, policy);
+	if (requested.length === 0) return { held: false, ...(await executePendingCalls(rest, context)) };
+	const asked = traceEntry(
+		'approval.requested',
+		timing,
+		{ server: context.serverLabel, callIds: requested.map((request) => request.callId) },
+		requested,
+		context.tracePolicy,
+	);
+	return {
+		held: true,
+		conversation: {
+			...rest,
+			approval: { requested } satisfies Approval,
+			trace: [...rest.trace, asked],
+		},
+	};
+}
