@@ -22,7 +22,9 @@ export type ApprovalPolicy =
 	| { require: 'notReadOnly' }
 	/** Tools annotated `destructiveHint`. */
 	| { require: 'destructive' }
-	| { require: 'listed'; tools: string[] };
+	| { require: 'listed'; tools: string[] }
+	/** The calls an expression over the item chose (n8n: evaluated for each item). */
+	| { require: 'chosen'; callIds: string[] };
 
 /** A decision that does not fit what the item holds: it names the call, so the workflow can be fixed. */
 export class ApprovalError extends Error {}
@@ -46,6 +48,10 @@ export function approvalReason(
 				: undefined;
 		case 'listed':
 			return policy.tools.includes(call.name) ? 'the tool is on the list to approve' : undefined;
+		case 'chosen':
+			return policy.callIds.includes(call.id)
+				? "the node's approval expression chose it"
+				: undefined;
 		default:
 			return undefined;
 	}

@@ -102,9 +102,9 @@ export class McpClient implements INodeType {
 			if (operation === 'listTools')
 				return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
 			const settings = callSettingsOf(this);
-			const approval = approvalPolicyOf(this);
-			const processItem = executeToolCalls(this, servers, settings, approval, redaction);
-			const outputs = approval.require === 'nothing' ? 1 : 2;
+			const approvalFor = (itemIndex: number) => approvalPolicyOf(this, itemIndex);
+			const processItem = executeToolCalls(this, servers, settings, approvalFor, redaction);
+			const outputs = this.getNodeParameter('requireApproval', 0, 'nothing') === 'nothing' ? 1 : 2;
 			return processItems(this, outputs, settings.concurrency, processItem, redaction);
 		}
 		const config = await nodeServerConfig(this);

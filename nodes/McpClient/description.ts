@@ -164,6 +164,11 @@ export const properties: INodeProperties[] = [
 				description: 'Tools their server annotates destructiveHint',
 			},
 			{ name: 'Listed Tools', value: 'listed' },
+			{
+				name: 'Calls Chosen by an Expression',
+				value: 'expression',
+				description: 'An expression over the item that gives the IDs of the calls to hold',
+			},
 		],
 		displayOptions: show(['executeToolCalls']),
 	},
@@ -171,6 +176,16 @@ export const properties: INodeProperties[] = [
 		operation: ['executeToolCalls'],
 		requireApproval: ['listed'],
 	}),
+	{
+		displayName: 'Calls to Approve',
+		name: 'approvalCalls',
+		type: 'json',
+		default:
+			'={{ $json.toolCalls.filter(call => call.name.startsWith("delete")).map(call => call.id) }}',
+		description:
+			"The IDs of the item's pending calls that wait for a person (true: all of them). The expression sees the item, whose toolCalls hold each call's ID, name and rawArguments (n8n expressions cannot read a key named arguments; use JSON.parse(call.rawArguments)).",
+		displayOptions: { show: { operation: ['executeToolCalls'], requireApproval: ['expression'] } },
+	},
 	serverItemLocator({
 		displayName: 'Tool',
 		name: 'tool',

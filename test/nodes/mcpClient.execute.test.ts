@@ -503,6 +503,35 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		]);
 	});
 
+	it('holds the calls an expression over the item chooses', async () => {
+		const chosen = await askFor([echo, add], {
+			requireApproval: 'expression',
+			// n8n's expressions cannot read a key named `arguments`: rawArguments holds the same JSON.
+			approvalCalls:
+				'={{ $json.toolCalls.filter(call => JSON.parse(call.rawArguments).a > 1).map(call => call.id) }}',
+		});
+		expect((chosen.held[0].json as any).approval.requested).toEqual([
+			expect.objectContaining({
+				callId: add.id,
+				reason: "the node's approval expression chose it",
+			}),
+		]);
+		const all = await askFor([echo, add], {
+			requireApproval: 'expression',
+			approvalCalls: '={{ true }}',
+		});
+		expect((all.held[0].json as any).approval.requested.map((r: any) => r.callId)).toEqual([
+			echo.id,
+			add.id,
+		]);
+		const none = await askFor([echo, add], {
+			requireApproval: 'expression',
+			approvalCalls: '={{ [] }}',
+		});
+		expect(none.held).toEqual([]);
+		expect(toolMessages(none.done[0].json)).toHaveLength(2);
+	});
+
 	it('runs approved calls with the arguments a person edited, checked again, in call order; the trace tells who decided', async () => {
 		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
 		const run = await comeBack(held[0].json, [

@@ -21,7 +21,7 @@ export function executeToolCalls(
 	context: IExecuteFunctions,
 	servers: ServerSource,
 	settings: CallSettings,
-	approval: ApprovalPolicy,
+	approvalFor: (itemIndex: number) => ApprovalPolicy,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
@@ -43,7 +43,7 @@ export function executeToolCalls(
 						tracePolicy: redaction.trace,
 						parallelCalls: settings.parallelCalls,
 					},
-					approval,
+					approvalFor(itemIndex),
 				),
 			)
 			.catch((error: unknown) => {

@@ -30,13 +30,25 @@ export function callSettingsOf(context: IExecuteFunctions): CallSettings {
 	};
 }
 
-/** Which calls of Execute Tool Calls wait for a person (Require Approval For). */
-export function approvalPolicyOf(context: IExecuteFunctions): ApprovalPolicy {
+/**
+ * Which calls of an item wait for a person (Require Approval For). An expression over the item
+ * gives the ids of the calls to hold: true holds them all, false or an empty list none.
+ */
+export function approvalPolicyOf(context: IExecuteFunctions, itemIndex: number): ApprovalPolicy {
 	const require = context.getNodeParameter('requireApproval', 0, 'nothing') as string;
 	if (require === 'listed') {
 		return { require, tools: context.getNodeParameter('approvalTools', 0, []) as string[] };
 	}
-	return { require: require as Exclude<ApprovalPolicy['require'], 'listed'> };
+	if (require === 'expression') {
+		const chosen = context.getNodeParameter('approvalCalls', itemIndex, false) as unknown;
+		const calls = context.getInputData()[itemIndex]?.json.toolCalls;
+		const allIds = Array.isArray(calls)
+			? calls.map((call) => String((call as { id?: unknown }).id))
+			: [];
+		const callIds = chosen === true ? allIds : Array.isArray(chosen) ? chosen.map(String) : [];
+		return { require: 'chosen', callIds };
+	}
+	return { require: require as 'nothing' | 'notReadOnly' | 'destructive' };
 }
 
 /** How each tools/call of this execution is made. */
