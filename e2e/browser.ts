@@ -55,6 +55,7 @@ const { values } = parseArgs({
 		base: { type: 'string' },
 		workflow: { type: 'string' },
 		scheduled: { type: 'string' },
+		approval: { type: 'string' },
 		standin: { type: 'string' },
 		'api-key': { type: 'string', default: '' },
 		artifacts: { type: 'string' },
@@ -64,7 +65,7 @@ const { values } = parseArgs({
 });
 if (!values.base || !values.workflow || !values.standin || !values.artifacts) {
 	console.error(
-		'usage: node browser.ts --base URL --workflow ID --standin FILE --api-key KEY --artifacts DIR [--scheduled ID] [--chromium PATH] [--scale N]',
+		'usage: node browser.ts --base URL --workflow ID --standin FILE --api-key KEY --artifacts DIR [--scheduled ID] [--approval ID] [--chromium PATH] [--scale N]',
 	);
 	process.exit(2);
 }
@@ -534,6 +535,26 @@ async function run(): Promise<void> {
 			}
 		},
 	);
+
+	// ------------------------------------------------------------------ the approval example's canvas
+	if (values.approval) {
+		await check(
+			'canvas: the approval example shows Execute Tool Calls with its Needs Approval output',
+			async () => {
+				await p.goto(`${base}/workflow/${values.approval}`);
+				await canvasNode('Wait for a Person').waitFor({
+					state: 'visible',
+					timeout: 60_000 * scale,
+				});
+				await takeEditing();
+				// n8n writes output names beside their handles, as "Tool Calls" and "Final Answer" of the Model.
+				await p.getByText('Needs Approval', { exact: true }).first().waitFor({ state: 'visible' });
+				await p.waitForTimeout(500);
+				await keep('approval-agent.png');
+				return true;
+			},
+		);
+	}
 
 	// ------------------------------------------------------------------ the scheduled example's executions
 	if (values.scheduled) {

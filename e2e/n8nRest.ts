@@ -1,4 +1,5 @@
 /** n8n's REST API and webhooks as the end-to-end phases call them. */
+import { parse } from 'flatted';
 import type { RunningN8n } from './phase.ts';
 
 // n8n's replies are read as loose JSON and checked field by field.
@@ -136,4 +137,24 @@ export async function publishWorkflow(
 		);
 	}
 	return id;
+}
+
+/** A workflow's executions, newest first, as the executions list shows them (id, status, mode, …). */
+export async function executionsOf(n8n: RunningN8n, workflowId: string): Promise<Loose[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const list = await rest(n8n, 'GET', `/rest/executions?filter=${filter}`);
+	return list.json?.data?.results ?? [];
+}
+
+/** The run data of an execution (n8n stores it in the `flatted` format). */
+export async function executionData(n8n: RunningN8n, id: string): Promise<Loose> {
+	const execution = await rest(n8n, 'GET', `/rest/executions/${id}`);
+	const data = execution.json?.data?.data;
+	return typeof data === 'string' ? parse(data) : undefined;
+}
+
+/** The run data of a workflow's latest execution. */
+export async function lastExecution(n8n: RunningN8n, workflowId: string): Promise<Loose> {
+	const [latest] = await executionsOf(n8n, workflowId);
+	return latest === undefined ? undefined : executionData(n8n, latest.id);
 }

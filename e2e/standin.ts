@@ -52,6 +52,22 @@ export const SCENARIOS: Record<
 			reply.text('1.5 + 2.25 = 3.75'),
 		],
 	},
+	// examples/approval-agent.json on folder --inbox, run twice: each run writes a file (a call the
+	// example holds for a person), then answers with what the tool message said.
+	approval: {
+		answer: 'Done as decided.',
+		turns: ({ inbox }) =>
+			[1, 2].flatMap((run) => [
+				reply.toolCalls([
+					{
+						id: `call_write_${run}`,
+						name: 'write_file',
+						arguments: JSON.stringify({ path: `${inbox}/note-${run}.txt`, content: `note ${run}` }),
+					},
+				]),
+				reply.text(SCENARIOS.approval.answer),
+			]),
+	},
 	// examples/scheduled-inbox-summary.json on folder --inbox: list it and read one note through the
 	// real MCP filesystem server, then answer; later runs (the copy runs every 10 s) get the answer at once.
 	schedule: {

@@ -9,11 +9,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { parse } from 'flatted';
 import {
 	callWebhook,
 	cookiesOf,
 	createCredential,
+	lastExecution,
 	publishWorkflow,
 	rest,
 	type Loose,
@@ -386,14 +386,3 @@ async function refusedRenewal(
 
 /** The tokens our authorization server issues. */
 const TOKEN = /\b(at|rt)-[0-9a-f]{24}\b/;
-
-/** The run data of a workflow's latest execution (n8n stores it in the `flatted` format). */
-async function lastExecution(n8n: RunningN8n, workflowId: string): Promise<Loose> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const list = await rest(n8n, 'GET', `/rest/executions?filter=${filter}&limit=1`);
-	const id = list.json?.data?.results?.[0]?.id;
-	if (id === undefined) return undefined;
-	const execution = await rest(n8n, 'GET', `/rest/executions/${id}`);
-	const data = execution.json?.data?.data;
-	return typeof data === 'string' ? parse(data) : undefined;
-}

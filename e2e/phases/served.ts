@@ -26,6 +26,7 @@ import {
 	stdioCredential,
 	type McpServers,
 } from './credentials.ts';
+import { approvalPhase } from './approval.ts';
 import { oauthPhase } from './oauth.ts';
 
 export interface ServedOptions {
@@ -168,16 +169,26 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 				results.phase('the scheduled example (n8n start)');
 				await waitForScheduledRun(ctx, base, 'e2eScheduledInbox', 90);
 			}
-			if (chromium && editor) {
-				results.phase('the editor in a browser (Chromium)');
-				await browserChecks(ctx, base, chromium, editor, scheduled, options.updateDocs, startLog);
-			}
-			results.phase('a remote MCP server behind OAuth 2.1 (n8n start)');
 			const running: RunningN8n = {
 				baseUrl: base,
 				cookie: await signIn(base),
 				userFolder: ctx.n8nEnv.N8N_USER_FOLDER!,
 			};
+			results.phase('a person approves a tool call (n8n start)');
+			const approvalWorkflow = await approvalPhase(ctx, running, options.servers);
+			if (chromium && editor) {
+				results.phase('the editor in a browser (Chromium)');
+				await browserChecks(
+					ctx,
+					base,
+					chromium,
+					editor,
+					{ scheduled, approvalWorkflow },
+					options.updateDocs,
+					startLog,
+				);
+			}
+			results.phase('a remote MCP server behind OAuth 2.1 (n8n start)');
 			await oauthPhase(ctx.phaseRun('oauth'), running);
 		}
 
@@ -374,7 +385,7 @@ async function browserChecks(
 	base: string,
 	chromium: string,
 	editor: StandIn,
-	scheduled: boolean,
+	workflows: { scheduled: boolean; approvalWorkflow?: string },
 	updateDocs: boolean,
 	startLog: string,
 ): Promise<void> {
@@ -399,7 +410,8 @@ async function browserChecks(
 			chromium,
 			'--scale',
 			String(ctx.scale),
-			...(scheduled ? ['--scheduled', 'e2eScheduledInbox'] : []),
+			...(workflows.scheduled ? ['--scheduled', 'e2eScheduledInbox'] : []),
+			...(workflows.approvalWorkflow ? ['--approval', workflows.approvalWorkflow] : []),
 		],
 		{ name: 'browser', limitS: 600 },
 	);
@@ -421,11 +433,15 @@ async function browserChecks(
 		);
 		showLogTail(startLog, 40);
 	} else if (updateDocs) {
-		copyFileSync(join(ARTIFACTS, 'editor-loop.png'), join(PROJECT_ROOT, 'docs/editor-loop.png'));
-		copyFileSync(
-			join(ARTIFACTS, 'editor-model-output.png'),
-			join(PROJECT_ROOT, 'docs/editor-node-output.png'),
-		);
-		console.log('    copied to docs/: editor-loop.png, editor-node-output.png');
+		const shown = {
+			'editor-loop.png': 'editor-loop.png',
+			'editor-model-output.png': 'editor-node-output.png',
+			'approval-agent.png': 'approval-agent.png',
+		};
+		for (const [artifact, doc] of Object.entries(shown)) {
+			if (existsSync(join(ARTIFACTS, artifact)))
+				copyFileSync(join(ARTIFACTS, artifact), join(PROJECT_ROOT, 'docs', doc));
+		}
+		console.log(`    copied to docs/: ${Object.values(shown).join(', ')}`);
 	}
 }
