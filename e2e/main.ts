@@ -8,8 +8,8 @@
  *   2. in `n8n start` (e2e/phases/served.ts): examples/webhook-agent.json published and called over
  *      HTTP, then what the editor asks of the package there; examples/scheduled-inbox-summary.json
  *      published (its imported copy runs every 10 seconds, on the real MCP filesystem server);
- *      the editor in Chromium (e2e/browser.ts); a remote MCP server behind OAuth 2.1
- *      (e2e/phases/oauth.ts).
+ *      the approval example, one call approved and one declined (e2e/phases/approval.ts); the
+ *      editor in Chromium (e2e/browser.ts); a remote MCP server behind OAuth 2.1 (e2e/phases/oauth.ts).
  * Prints PASS/FAIL per check and the time of each phase; exits non-zero on any failure.
  *
  * Settings (environment):
