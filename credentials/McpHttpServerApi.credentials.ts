@@ -1,5 +1,5 @@
-import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
-import { mcpTransportProperty } from '../nodes/shared/mcpHttpProperties';
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
+import { mcpTransportProperty, MCP_SERVER_ICON } from '../nodes/shared/mcpHttpProperties';
 import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 export class McpHttpServerApi implements ICredentialType {
@@ -7,10 +7,7 @@ export class McpHttpServerApi implements ICredentialType {
 
 	displayName = 'MCP Server (HTTP)';
 
-	icon: Icon = {
-		light: 'file:../nodes/McpClient/mcp.svg',
-		dark: 'file:../nodes/McpClient/mcp.dark.svg',
-	};
+	icon = MCP_SERVER_ICON;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 

@@ -1,8 +1,9 @@
-import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 import {
 	mcpExtraHeadersProperty,
 	mcpServerUrlProperty,
 	mcpTransportProperty,
+	MCP_SERVER_ICON,
 } from '../nodes/shared/mcpHttpProperties';
 
 /**
@@ -17,10 +18,7 @@ export class McpServerOAuth2Api implements ICredentialType {
 
 	displayName = 'MCP Server (OAuth2)';
 
-	icon: Icon = {
-		light: 'file:../nodes/McpClient/mcp.svg',
-		dark: 'file:../nodes/McpClient/mcp.dark.svg',
-	};
+	icon = MCP_SERVER_ICON;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#remote-servers';
 

@@ -1,15 +1,13 @@
-import type { ICredentialType, Icon, INodeProperties } from 'n8n-workflow';
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 import { namedValuesProperty } from '../nodes/shared/namedValues';
+import { MCP_SERVER_ICON } from '../nodes/shared/mcpHttpProperties';
 
 export class McpStdioServerApi implements ICredentialType {
 	name = 'mcpStdioServerApi';
 
 	displayName = 'MCP Server (Command Line)';
 
-	icon: Icon = {
-		light: 'file:../nodes/McpClient/mcp.svg',
-		dark: 'file:../nodes/McpClient/mcp.dark.svg',
-	};
+	icon = MCP_SERVER_ICON;
 
 	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-tool-calling#credentials';
 

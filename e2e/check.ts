@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { send } from './n8nRest.ts';
+import { TOOL_LOOP_ORDER } from '../test/support/toolLoopOrder.ts';
 
 // n8n's run data and REST replies are read as loose JSON and checked field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -186,16 +187,7 @@ function checkLoop(values: Record<string, string | undefined>): void {
 	check('loop: nodes ran in the expected order', () =>
 		expectEqual(
 			runOrder(runData).map((entry) => entry.node),
-			[
-				'Run',
-				'List Tools',
-				'Model',
-				'Execute Tool Calls',
-				'Model',
-				'Execute Tool Calls',
-				'Model',
-				'Answer',
-			],
+			TOOL_LOOP_ORDER,
 		),
 	);
 	check('loop: "Answer" has the scripted answer after 3 rounds', () => {

@@ -19,144 +19,18 @@ const sandbox = mkdtempSync(join(tmpdir(), 'tool-schemas-'));
 const home = join(sandbox, 'home');
 mkdirSync(home);
 
-/** `file`: the fixture's name; `bin`: the package's command; `env`: dummy values for keys it checks at start. */
-const servers = [
-	{
-		file: 'server-everything',
-		package: '@modelcontextprotocol/server-everything@2026.8.31',
-		bin: 'mcp-server-everything',
-	},
-	{
-		file: 'server-filesystem',
-		package: '@modelcontextprotocol/server-filesystem@2026.8.31',
-		bin: 'mcp-server-filesystem',
-		args: [home],
-	},
-	{
-		file: 'server-github',
-		package: '@modelcontextprotocol/server-github@2025.4.8',
-		bin: 'mcp-server-github',
-	},
-	{
-		file: 'server-memory',
-		package: '@modelcontextprotocol/server-memory@2026.8.31',
-		bin: 'mcp-server-memory',
-	},
-	{
-		file: 'server-sequential-thinking',
-		package: '@modelcontextprotocol/server-sequential-thinking@2026.8.31',
-		bin: 'mcp-server-sequential-thinking',
-	},
-	{
-		file: 'server-puppeteer',
-		package: '@modelcontextprotocol/server-puppeteer@2025.5.12',
-		bin: 'mcp-server-puppeteer',
-	},
-	{
-		file: 'server-brave-search',
-		package: '@modelcontextprotocol/server-brave-search@0.6.2',
-		bin: 'mcp-server-brave-search',
-		env: { BRAVE_API_KEY: 'unused' },
-	},
-	{
-		file: 'server-slack',
-		package: '@modelcontextprotocol/server-slack@2025.4.25',
-		bin: 'mcp-server-slack',
-		env: { SLACK_BOT_TOKEN: 'unused', SLACK_TEAM_ID: 'unused' },
-	},
-	// The database is only reached when a query runs.
-	{
-		file: 'server-postgres',
-		package: '@modelcontextprotocol/server-postgres@0.6.2',
-		bin: 'mcp-server-postgres',
-		args: ['postgresql://localhost/unused'],
-	},
-	{
-		file: 'server-gitlab',
-		package: '@modelcontextprotocol/server-gitlab@2025.4.25',
-		bin: 'mcp-server-gitlab',
-		env: { GITLAB_PERSONAL_ACCESS_TOKEN: 'unused' },
-	},
-	{
-		file: 'server-google-maps',
-		package: '@modelcontextprotocol/server-google-maps@0.6.2',
-		bin: 'mcp-server-google-maps',
-		env: { GOOGLE_MAPS_API_KEY: 'unused' },
-	},
-	{ file: 'playwright-mcp', package: '@playwright/mcp@0.0.83', bin: 'playwright-mcp' },
-	{ file: 'context7-mcp', package: '@upstash/context7-mcp@4.1.1', bin: 'context7-mcp' },
-	{
-		file: 'firecrawl-mcp',
-		package: 'firecrawl-mcp@3.26.0',
-		bin: 'firecrawl-mcp',
-		env: { FIRECRAWL_API_KEY: 'unused' },
-	},
-	{
-		file: 'notion-mcp-server',
-		package: '@notionhq/notion-mcp-server@2.5.2',
-		bin: 'notion-mcp-server',
-		env: { NOTION_TOKEN: 'unused' },
-	},
-	{
-		file: 'mcp-server-kubernetes',
-		package: 'mcp-server-kubernetes@4.1.7',
-		bin: 'mcp-server-kubernetes',
-	},
-	{
-		file: 'mongodb-mcp-server',
-		package: 'mongodb-mcp-server@3.0.4',
-		bin: 'mongodb-mcp-server',
-		env: { MDB_MCP_TELEMETRY: 'disabled' },
-	},
-	{
-		file: 'desktop-commander',
-		package: '@wonderwhy-er/desktop-commander@0.2.52',
-		bin: 'desktop-commander',
-	},
-	{
-		file: 'chrome-devtools-mcp',
-		package: 'chrome-devtools-mcp@1.11.0',
-		bin: 'chrome-devtools-mcp',
-	},
-	{
-		file: 'tavily-mcp',
-		package: 'tavily-mcp@0.2.22',
-		bin: 'tavily-mcp',
-		env: { TAVILY_API_KEY: 'unused' },
-	},
-	{
-		file: 'exa-mcp-server',
-		package: 'exa-mcp-server@3.4.1',
-		bin: 'exa-mcp-server',
-		env: { EXA_API_KEY: 'unused' },
-	},
-	{
-		file: 'sentry-mcp-server',
-		package: '@sentry/mcp-server@0.39.0',
-		bin: 'sentry-mcp',
-		env: { SENTRY_ACCESS_TOKEN: 'unused' },
-	},
-	{
-		file: 'hubspot-mcp-server',
-		package: '@hubspot/mcp-server@0.4.0',
-		bin: 'mcp-hubspot',
-		env: { PRIVATE_APP_ACCESS_TOKEN: 'unused' },
-	},
-	{
-		file: 'figma-developer-mcp',
-		package: 'figma-developer-mcp@0.13.2',
-		bin: 'figma-developer-mcp',
-		args: ['--stdio'],
-		env: { FIGMA_API_KEY: 'unused', IMAGE_DIR: '/srv/figma-images' },
-	},
-];
+// `file`: the fixture's name; `bin`: the package's command; `args`: its arguments ("$HOME" is the
+// throw-away home); `env`: dummy values for keys it checks at start.
+const servers = JSON.parse(
+	readFileSync(new URL('./tool-schema-servers.json', import.meta.url), 'utf8'),
+);
 
 async function listTools(server, folder) {
 	const client = new Client({ name: 'record-tool-schemas', version: '1.0.0' });
 	await client.connect(
 		new StdioClientTransport({
 			command: join(folder, 'node_modules/.bin', server.bin),
-			args: server.args ?? [],
+			args: (server.args ?? []).map((arg) => (arg === '$HOME' ? home : arg)),
 			env: { PATH: process.env.PATH, HOME: home, ...server.env },
 			cwd: home,
 			stderr: 'ignore',

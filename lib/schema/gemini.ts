@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../conversation/types';
 import { isRecord, jsonType } from '../json/value';
-import { inlineLocalRefs } from './refs';
+import { IN_PLACE_KEYWORDS, inlineLocalRefs } from './refs';
 import { describeUnexpressed, ONE_OF_NOTE } from './unexpressed';
 
 /**
@@ -93,12 +93,7 @@ const NOT_EXPRESSIBLE = [
 	'dependentRequired',
 	'dependentSchemas',
 	'dependencies',
-	'not',
-	'if',
-	'then',
-	'else',
-	'unevaluatedItems',
-	'unevaluatedProperties',
+	...IN_PLACE_KEYWORDS,
 ];
 
 /** What of a node the converted Schema does not hold, by keyword, for the description. */

@@ -3,6 +3,15 @@ import { isRecord } from '../json/value';
 import { resolvePointer } from './pointer';
 import { describeUnexpressed } from './unexpressed';
 
+/** `not`, the conditionals and the unevaluated keywords: one schema each, and no field for them in Gemini's Schema. */
+export const IN_PLACE_KEYWORDS = [
+	'not',
+	'if',
+	'then',
+	'else',
+	'unevaluatedItems',
+	'unevaluatedProperties',
+];
 /** Keywords whose value is one schema, a list of schemas, or a map of names to schemas. */
 const ONE = [
 	'items',
@@ -10,12 +19,7 @@ const ONE = [
 	'additionalProperties',
 	'contains',
 	'propertyNames',
-	'not',
-	'if',
-	'then',
-	'else',
-	'unevaluatedItems',
-	'unevaluatedProperties',
+	...IN_PLACE_KEYWORDS,
 ];
 const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
 const MAP = ['properties', 'patternProperties', 'dependentSchemas'];

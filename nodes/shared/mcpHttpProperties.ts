@@ -1,5 +1,11 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { Icon, INodeProperties } from 'n8n-workflow';
 import { namedValuesProperty } from './namedValues';
+
+/** The MCP Client node's icon, which every MCP server credential shows. */
+export const MCP_SERVER_ICON: Icon = {
+	light: 'file:../nodes/McpClient/mcp.svg',
+	dark: 'file:../nodes/McpClient/mcp.dark.svg',
+};
 
 /** The transport choice every MCP-over-HTTP credential offers. */
 export const mcpTransportProperty: INodeProperties = {

@@ -352,36 +352,11 @@ describe('createStreamAssembler', () => {
 
 	it('assembles fragments into the body a non-streamed call returns', () => {
 		const body = assemble(streamed);
+		// The stream's first delta says content '' where the non-streamed body has null.
+		const [choice] = nonStreamed.choices!;
 		expect(body).toEqual({
-			id: 'chatcmpl-1',
-			object: 'chat.completion',
-			created: 1_700_000_000,
-			model: 'gpt-test',
-			choices: [
-				{
-					index: 0,
-					finish_reason: 'tool_calls',
-					logprobs: null,
-					message: {
-						role: 'assistant',
-						content: '',
-						refusal: null,
-						tool_calls: [
-							{
-								id: 'call_w',
-								type: 'function',
-								function: { name: 'weather_get', arguments: '{"city":"Oslo","unit":"C"}' },
-							},
-							{
-								id: 'call_e',
-								type: 'function',
-								function: { name: 'echo', arguments: '{"text":"hi' },
-							},
-						],
-					},
-				},
-			],
-			usage,
+			...nonStreamed,
+			choices: [{ ...choice, message: { ...choice.message, content: '' } }],
 		});
 	});
 

@@ -4,7 +4,6 @@
  * provider at every round, since the items carry the conversation in one neutral form.
  */
 import type { ICredentialDataDecryptedObject, INode } from 'n8n-workflow';
-import { sharedPool } from '../../lib/mcp';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { PROVIDERS } from '../../nodes/ToolCallingModel/providers';
 import { nodeTypesFrom, runsOf, runWorkflow } from '../support/engine';
@@ -14,15 +13,14 @@ import {
 	expectConversationItem,
 	mcpClientNode,
 	stdioCredential,
+	stopServersAfterAll,
 } from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes } from '../support/modelWorkflow';
-import { everythingStdio, stopAllServers } from '../support/servers';
+import { everythingStdio } from '../support/servers';
 import { DIALECT_IDS, reply, startStandIn, type DialectId, type StandIn } from '../support/standIn';
+import { TOOL_LOOP_ORDER } from '../support/toolLoopOrder';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+stopServersAfterAll();
 
 const MODELS: Record<DialectId, string> = {
 	openaiChat: 'gpt-4.1-mini',
@@ -101,16 +99,7 @@ describe.each(
 		});
 
 		expect(run.status).toBe('success');
-		expect(run.order).toEqual([
-			'Run',
-			'List Tools',
-			'Model',
-			'Execute Tool Calls',
-			'Model',
-			'Execute Tool Calls',
-			'Model',
-			'Answer',
-		]);
+		expect(run.order).toEqual(TOOL_LOOP_ORDER);
 		const final = runsOf(run, 'Model')[2].outputs[1][0].json as any;
 		expectConversationItem(final);
 		expect(neutral(final.messages)).toEqual(expectedMessages);

@@ -1,18 +1,19 @@
-import { sharedPool } from '../../lib/mcp';
 import { reply } from '../support/chatCompletionsStandIn';
 import { nodeTypesFrom, outputOf, runsOf, runWorkflow } from '../support/engine';
 import { loadExample } from '../support/examples';
-import { expectConversationItem, stdioCredential } from '../support/mcpWorkflow';
+import {
+	expectConversationItem,
+	stdioCredential,
+	stopServersAfterAll,
+} from '../support/mcpWorkflow';
 import { MODEL_TYPE, modelNodeTypes } from '../support/modelWorkflow';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
-import { everythingStdio, stopAllServers } from '../support/servers';
+import { everythingStdio } from '../support/servers';
 import { standInForEachTest } from '../support/standInPerTest';
+import { TOOL_LOOP_ORDER } from '../support/toolLoopOrder';
 
 const api = standInForEachTest();
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+stopServersAfterAll();
 
 const nodeTypes = () => ({ ...modelNodeTypes(), ...nodeTypesFrom(new McpClient()) });
 const credentials = () => ({
@@ -80,16 +81,7 @@ describe('example: the manual MCP tool loop', () => {
 	it('reaches a final answer in three rounds through real MCP calls, with the whole history right at every round', async () => {
 		const run = await runLoop(false);
 		expect(run.status).toBe('success');
-		expect(run.order).toEqual([
-			'Run',
-			'List Tools',
-			'Model',
-			'Execute Tool Calls',
-			'Model',
-			'Execute Tool Calls',
-			'Model',
-			'Answer',
-		]);
+		expect(run.order).toEqual(TOOL_LOOP_ORDER);
 
 		const models = runsOf(run, 'Model');
 		const executes = runsOf(run, 'Execute Tool Calls');

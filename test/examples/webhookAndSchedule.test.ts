@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { sharedPool } from '../../lib/mcp';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { reply } from '../support/chatCompletionsStandIn';
 import {
@@ -11,22 +10,18 @@ import {
 	runWorkflow,
 } from '../support/engine';
 import { loadExample } from '../support/examples';
-import { stdioCredential } from '../support/mcpWorkflow';
+import { stdioCredential, stopServersAfterAll } from '../support/mcpWorkflow';
 import { modelNodeTypes } from '../support/modelWorkflow';
 import {
 	createTempFolder,
 	everythingStdio,
 	filesystemStdio,
 	removeTempFolder,
-	stopAllServers,
 } from '../support/servers';
 import { standInForEachTest } from '../support/standInPerTest';
 
 const api = standInForEachTest({ expectScriptUsed: true });
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+stopServersAfterAll();
 
 const nodeTypes = () => ({ ...modelNodeTypes(), ...nodeTypesFrom(new McpClient()) });
 const modelCredential = () => ({

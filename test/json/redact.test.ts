@@ -115,15 +115,18 @@ describe('createRedactor', () => {
 	});
 
 	it('uses the default keys unless given others, and none with an empty list', () => {
-		expect(DEFAULT_SECRET_KEYS).toEqual([
-			'password',
-			'token',
-			'secret',
-			'api_key',
-			'apikey',
-			'authorization',
-			'cookie',
-		]);
+		// The documented defaults, each as a key the words of a default match.
+		const secretKeyed = {
+			dbPassword: 'a',
+			refresh_token: 'b',
+			'client-secret': 'c',
+			'X-Api-Key': 'd',
+			APIKEY: 'e',
+			Authorization: 'f',
+			cookie: 'g',
+		};
+		const hidden = createRedactor({ secrets: [] }).all(secretKeyed);
+		expect(Object.values(hidden)).toEqual(DEFAULT_SECRET_KEYS.map(() => '[redacted]'));
 		const input = { Cookie: 'session=abc', clientSecret: 'shh-value', ssn: '123-45-6789' };
 		expect(createRedactor({ secrets: [] }).all(input)).toEqual({
 			Cookie: '[redacted]',

@@ -1,23 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	mcpClientNode,
-	runMcpChain,
-	stdioCredential,
-	toolMessages,
-} from '../support/mcpWorkflow';
-import { faultStdio, stopAllServers } from '../support/servers';
+import * as mcp from '../support/mcpWorkflow';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
-const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
-const execute = mcpClientNode('Execute', {
+const credentials = mcp.faultCredentials();
+const execute = mcp.mcpClientNode('Execute', {
 	operation: 'executeToolCalls',
 	options: { concurrency: 6 },
 });
@@ -307,11 +295,11 @@ const strictCounter = {
 
 /** One execution of the given calls in one item; the tool messages keyed by call id. */
 async function runCalls(calls: Array<Record<string, unknown>>) {
-	const run = await runMcpChain([execute], {
+	const run = await mcp.runMcpChain([execute], {
 		credentials,
 		inputItems: [{ json: { toolCalls: calls } }],
 	});
-	const messages = toolMessages(outputOf(run, 'Execute')[0].json);
+	const messages = mcp.toolMessages(outputOf(run, 'Execute')[0].json);
 	return Object.fromEntries(messages.map((message) => [message.tool_call_id, message]));
 }
 
@@ -343,7 +331,7 @@ describe('MCP Client: bad tool-call arguments', () => {
 				toolCalls: [call],
 			},
 		}));
-		const run = await runMcpChain([execute], { credentials, inputItems });
+		const run = await mcp.runMcpChain([execute], { credentials, inputItems });
 		const items = outputOf(run, 'Execute');
 
 		// No item is lost, none is reordered, each is paired with its input.
@@ -354,11 +342,11 @@ describe('MCP Client: bad tool-call arguments', () => {
 
 		for (const [index, { id, call, content }] of cases.entries()) {
 			const { json } = items[index];
-			expectConversationItem(json);
-			expect(conversationOf(json).toolCalls).toEqual([]);
-			const messages = toolMessages(json);
+			mcp.expectConversationItem(json);
+			expect(mcp.conversationOf(json).toolCalls).toEqual([]);
+			const messages = mcp.toolMessages(json);
 			expect(messages).toHaveLength(1);
-			const trace = conversationOf(json).trace;
+			const trace = mcp.conversationOf(json).trace;
 			if (id === 'valid_order') continue;
 			expect({ id, message: messages[0] }).toEqual({
 				id,
@@ -422,7 +410,7 @@ describe('MCP Client: bad tool-call arguments', () => {
 		}
 
 		const validJson = items[12].json;
-		expect(toolMessages(validJson)).toEqual([
+		expect(mcp.toolMessages(validJson)).toEqual([
 			{
 				role: 'tool',
 				tool_call_id: 'valid_order',
@@ -431,7 +419,7 @@ describe('MCP Client: bad tool-call arguments', () => {
 				structuredContent: { received: validOrder },
 			},
 		]);
-		const validTrace = conversationOf(validJson).trace;
+		const validTrace = mcp.conversationOf(validJson).trace;
 		expect(validTrace.map((entry) => entry.step)).toEqual([
 			'arguments.validation',
 			'tools.call.request',

@@ -6,7 +6,6 @@ import type {
 	ILoadOptionsFunctions,
 	INode,
 } from 'n8n-workflow';
-import { sharedPool } from '../../lib/mcp';
 import {
 	getToolArgumentFields,
 	getToolNames,
@@ -15,12 +14,7 @@ import {
 } from '../../nodes/McpClient/methods';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { editorContextFor, errorOf, nodeTypesFrom, outputOf } from '../support/engine';
-import {
-	httpCredential,
-	mcpClientNode,
-	runMcpChain,
-	stdioCredential,
-} from '../support/mcpWorkflow';
+import * as mcp from '../support/mcpWorkflow';
 import {
 	childEnv,
 	createTempFolder,
@@ -29,20 +23,16 @@ import {
 	listTestServerProcesses,
 	removeTempFolder,
 	startHttpServer,
-	stopAllServers,
 } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
-const fault = { mcpStdioServerApi: stdioCredential(faultStdio()) };
+const fault = mcp.faultCredentials();
 const fromList = (value: string) => ({ __rl: true, mode: 'list', value });
 const byName = (value: string) => ({ __rl: true, mode: 'name', value });
 
 const callTool = (parameters: Record<string, unknown>, extra = {}) =>
-	mcpClientNode(
+	mcp.mcpClientNode(
 		'Call Tool',
 		{ operation: 'callTool', argumentsSource: 'form', ...parameters },
 		extra,
@@ -56,7 +46,7 @@ async function callOnce(
 	node: INode,
 	credentials: Record<string, ICredentialDataDecryptedObject> = fault,
 ) {
-	const run = await runMcpChain([node], { credentials, inputItems: [{ json: { ticket: 1 } }] });
+	const run = await mcp.runMcpChain([node], { credentials, inputItems: [{ json: { ticket: 1 } }] });
 	const items = outputOf(run, 'Call Tool');
 	expect(items).toHaveLength(1);
 	expect(items[0].pairedItem).toEqual({ item: 0 });
@@ -69,7 +59,7 @@ function editorContext(
 	credentials: Record<string, ICredentialDataDecryptedObject>,
 ): Promise<ILoadOptionsFunctions> {
 	return editorContextFor(
-		mcpClientNode('MCP Client', parameters),
+		mcp.mcpClientNode('MCP Client', parameters),
 		nodeTypesFrom(new McpClient()),
 		credentials,
 	);
@@ -105,7 +95,7 @@ describe('MCP Client: Call Tool', () => {
 
 	it('takes JSON arguments, per item through an expression', async () => {
 		const node = withJson(byName('add'), '={{ JSON.stringify({ a: $json.x, b: 0.5 }) }}');
-		const run = await runMcpChain([node], {
+		const run = await mcp.runMcpChain([node], {
 			credentials: fault,
 			inputItems: [{ json: { x: 1 } }, { json: { x: 10 } }],
 		});
@@ -154,7 +144,7 @@ describe('MCP Client: Call Tool', () => {
 			trace: expect.any(Array),
 		});
 
-		const failed = await runMcpChain(
+		const failed = await mcp.runMcpChain(
 			[withJson(byName('no_such_tool'), '{}', { onToolError: 'failNode' })],
 			{ credentials: fault },
 		);
@@ -168,7 +158,7 @@ describe('MCP Client: Call Tool', () => {
 		const folder = await createTempFolder({ 'notes/today.txt': 'first line\nsecond line\n' });
 		const outside = await createTempFolder({ 'secret.txt': 'not for you' });
 		try {
-			const credentials = { mcpStdioServerApi: stdioCredential(filesystemStdio(folder)) };
+			const credentials = { mcpStdioServerApi: mcp.stdioCredential(filesystemStdio(folder)) };
 			const file = path.join(folder, 'notes', 'today.txt');
 			const read = await callOnce(
 				withJson(fromList('read_text_file'), JSON.stringify({ path: file })),
@@ -200,14 +190,14 @@ describe('MCP Client: Call Tool', () => {
 		const script =
 			"console.error('login refused for key ' + process.env.SERVICE_KEY); process.exit(3)";
 		const credentials = {
-			mcpStdioServerApi: stdioCredential({
+			mcpStdioServerApi: mcp.stdioCredential({
 				transport: 'stdio',
 				command: process.execPath,
 				args: ['-e', script],
 				env: childEnv({ SERVICE_KEY: 'sk-live-8d1c4f' }),
 			}),
 		};
-		const run = await runMcpChain([withForm(fromList('add'), { a: 1, b: 2 })], { credentials });
+		const run = await mcp.runMcpChain([withForm(fromList('add'), { a: 1, b: 2 })], { credentials });
 		const error = errorOf(run, 'Call Tool');
 		expect(error?.message).toBe(
 			`Could not connect to the MCP server (stdio: ${process.execPath} -e ${script})`,
@@ -281,7 +271,7 @@ describe('MCP Client: editor methods', () => {
 
 	it('tests a stdio credential: what answered, and no server process stays behind', async () => {
 		const config = faultStdio({ name: 'credential-check', serverVersion: '2.3.4' });
-		const result = await testCredential('mcpStdioServerApi', stdioCredential(config));
+		const result = await testCredential('mcpStdioServerApi', mcp.stdioCredential(config));
 		expect(result).toEqual({
 			status: 'OK',
 			message: 'Connected to credential-check 2.3.4 (MCP 2025-11-25, stdio): 16 tools',
@@ -299,7 +289,7 @@ describe('MCP Client: editor methods', () => {
 		expect(
 			await testCredential(
 				'mcpHttpServerApi',
-				httpCredential(server.url, { token: 'cred-token-1234' }),
+				mcp.httpCredential(server.url, { token: 'cred-token-1234' }),
 			),
 		).toEqual({
 			status: 'OK',
@@ -307,14 +297,14 @@ describe('MCP Client: editor methods', () => {
 		});
 		const refused = await testCredential(
 			'mcpHttpServerApi',
-			httpCredential(server.url, { token: 'wrong-token-5678' }),
+			mcp.httpCredential(server.url, { token: 'wrong-token-5678' }),
 		);
 		expect(refused.status).toBe('Error');
 		expect(refused.message).toContain('Missing or wrong authorization header');
 	});
 
 	it('reports why a credential does not work', async () => {
-		const broken = stdioCredential({
+		const broken = mcp.stdioCredential({
 			transport: 'stdio',
 			command: 'no-such-mcp-server-command',
 			args: [],

@@ -1,24 +1,10 @@
 import type { IDataObject, INode } from 'n8n-workflow';
-import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	httpCredential,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	stdioCredential,
-	toolMessages,
-} from '../support/mcpWorkflow';
+import * as mcp from '../support/mcpWorkflow';
 import { startOAuthServer, stopOAuthServers, type OAuthServerHandle } from '../support/oauthServer';
-import { everythingStdio, stopAllServers } from '../support/servers';
+import { everythingStdio } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopOAuthServers();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll(stopOAuthServers);
 
 // The test server's tool `ask` requests this form and returns the answer it got as its result.
 const ASKED =
@@ -31,7 +17,7 @@ beforeAll(async () => {
 });
 
 const execute = (parameters: IDataObject = {}) =>
-	mcpClientNode('Execute', {
+	mcp.mcpClientNode('Execute', {
 		operation: 'executeToolCalls',
 		connectionType: 'http',
 		...parameters,
@@ -39,16 +25,18 @@ const execute = (parameters: IDataObject = {}) =>
 
 /** Execute Tool Calls on one item calling `tool`; the item's json, its tool message and the server's result. */
 async function ask(node: INode, tool = 'ask', item: IDataObject = {}, args: IDataObject = {}) {
-	const run = await runMcpChain([node], {
-		credentials: { mcpHttpServerApi: httpCredential(server.mcp, { transport: 'streamableHttp' }) },
-		inputItems: [{ json: { ...item, toolCalls: [pendingCall(tool, args)] } }],
+	const run = await mcp.runMcpChain([node], {
+		credentials: {
+			mcpHttpServerApi: mcp.httpCredential(server.mcp, { transport: 'streamableHttp' }),
+		},
+		inputItems: [{ json: { ...item, toolCalls: [mcp.pendingCall(tool, args)] } }],
 	});
 	expect(errorOf(run, node.name)).toBeUndefined();
 	const { json } = outputOf(run, node.name)[0];
-	expectConversationItem(json);
-	const [message] = toolMessages(json);
+	mcp.expectConversationItem(json);
+	const [message] = mcp.toolMessages(json);
 	const [result, ...notes] = message.content.split('\n');
-	const asked = conversationOf(json).trace.filter((entry) => entry.step === 'server.request');
+	const asked = mcp.conversationOf(json).trace.filter((entry) => entry.step === 'server.request');
 	return { json, message, result, notes, asked };
 }
 
@@ -76,7 +64,7 @@ describe('MCP Client: when the server asks for input', () => {
 
 	it('writes the request between the call and its result in the trace', async () => {
 		const { json } = await ask(execute());
-		expect(conversationOf(json).trace.map((entry) => entry.step)).toEqual([
+		expect(mcp.conversationOf(json).trace.map((entry) => entry.step)).toEqual([
 			'arguments.validation',
 			'tools.call.request',
 			'server.request',
@@ -162,7 +150,7 @@ describe('MCP Client: when the server asks for input', () => {
 	});
 
 	it("Call Tool answers too, and keeps the request in its result's trace", async () => {
-		const node = mcpClientNode('Call', {
+		const node = mcp.mcpClientNode('Call', {
 			operation: 'callTool',
 			connectionType: 'http',
 			tool: { __rl: true, mode: 'name', value: 'ask' },
@@ -170,8 +158,8 @@ describe('MCP Client: when the server asks for input', () => {
 			jsonArguments: '{}',
 			elicitation: 'defaults',
 		});
-		const run = await runMcpChain([node], {
-			credentials: { mcpHttpServerApi: httpCredential(server.mcp) },
+		const run = await mcp.runMcpChain([node], {
+			credentials: { mcpHttpServerApi: mcp.httpCredential(server.mcp) },
 		});
 		const json = outputOf(run, 'Call')[0].json as any;
 		expect(json.result).toContain(`${ASKED} It was given:`);
@@ -184,19 +172,19 @@ describe('MCP Client: when the server asks for input', () => {
 	});
 
 	it("answers server-everything's elicitation over stdio with the defaults", async () => {
-		const node = mcpClientNode('Execute', {
+		const node = mcp.mcpClientNode('Execute', {
 			operation: 'executeToolCalls',
 			elicitation: 'defaults',
 		});
-		const run = await runMcpChain([node], {
-			credentials: { mcpStdioServerApi: stdioCredential(everythingStdio()) },
-			inputItems: [{ json: { toolCalls: [pendingCall('trigger-elicitation-request')] } }],
+		const run = await mcp.runMcpChain([node], {
+			credentials: { mcpStdioServerApi: mcp.stdioCredential(everythingStdio()) },
+			inputItems: [{ json: { toolCalls: [mcp.pendingCall('trigger-elicitation-request')] } }],
 		});
-		const [message] = toolMessages(outputOf(run, 'Execute')[0].json);
+		const [message] = mcp.toolMessages(outputOf(run, 'Execute')[0].json);
 		expect(message.isError).toBeUndefined();
-		const asked = conversationOf(outputOf(run, 'Execute')[0].json).trace.find(
-			(entry) => entry.step === 'server.request',
-		);
+		const asked = mcp
+			.conversationOf(outputOf(run, 'Execute')[0].json)
+			.trace.find((entry) => entry.step === 'server.request');
 		expect(asked).toMatchObject({
 			action: expect.stringMatching(/^(accept|decline)$/),
 			tiedBy: 'only-call',

@@ -1,36 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	stdioCredential,
-	toolMessages,
-} from '../support/mcpWorkflow';
-import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
+import * as mcp from '../support/mcpWorkflow';
+import { faultStdio, isProcessAlive } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
-const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
-const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
+const credentials = mcp.faultCredentials();
+const listTools = mcp.mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (options: Record<string, unknown> = {}, extra = {}) =>
-	mcpClientNode('Execute', { operation: 'executeToolCalls', options }, extra);
+	mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', options }, extra);
 
-const call = pendingCall;
+const call = mcp.pendingCall;
 
 async function executeCalls(calls: unknown[], options: Record<string, unknown> = {}) {
-	const run = await runMcpChain([listTools, execute(options)], {
+	const run = await mcp.runMcpChain([listTools, execute(options)], {
 		credentials,
 		inputItems: [{ json: { toolCalls: calls } }],
 	});
 	const [item] = outputOf(run, 'Execute');
-	expectConversationItem(item.json);
+	mcp.expectConversationItem(item.json);
 	return item;
 }
 
@@ -43,7 +31,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 		];
 		const { json } = (await executeCalls(calls)) as any;
 		expect(json.toolCalls).toEqual([]);
-		expect(toolMessages(json)).toEqual([
+		expect(mcp.toolMessages(json)).toEqual([
 			{ role: 'tool', tool_call_id: calls[0].id, name: 'echo', content: 'first' },
 			{
 				role: 'tool',
@@ -103,7 +91,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 	it('turns images, audio and blobs into n8n binary data referenced from the message', async () => {
 		const imageCall = call('image', {});
 		const item = await executeCalls([imageCall]);
-		const [message] = toolMessages(item.json);
+		const [message] = mcp.toolMessages(item.json);
 		expect(message.attachments).toEqual([
 			{ binaryProperty: `${imageCall.id}_1`, kind: 'image', mimeType: 'image/png' },
 			{ binaryProperty: `${imageCall.id}_2`, kind: 'audio', mimeType: 'audio/wav' },
@@ -157,7 +145,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 		];
 		const { json } = (await executeCalls(calls, { timeoutMs: 500 })) as any;
 		const byId = Object.fromEntries(
-			toolMessages(json).map((message: any) => [message.tool_call_id, message]),
+			mcp.toolMessages(json).map((message: any) => [message.tool_call_id, message]),
 		);
 		const entriesOf = (step: string) => json.trace.filter((e: any) => e.step === step);
 		const status = Object.fromEntries(
@@ -215,7 +203,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 		expect(byId[calls[5].id]).toMatchObject({ content: 'answer after garbage' });
 		expect(byId[calls[5].id].isError).toBeUndefined();
 		expect(byId[calls[6].id]).toMatchObject({ content: 'still fine' });
-		expect(toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(
+		expect(mcp.toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(
 			calls.map((c) => c.id),
 		);
 	});
@@ -225,7 +213,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 		const slow = call('slow', { ms: 2400, progress: true });
 		const silent = call('slow', { ms: 1600 });
 		const { json } = (await executeCalls([slow, silent], { timeoutMs: 800 })) as any;
-		const [withProgress, without] = toolMessages(json);
+		const [withProgress, without] = mcp.toolMessages(json);
 		expect(withProgress).toMatchObject({ content: 'waited 2400 ms' });
 		expect(withProgress.isError).toBeUndefined();
 		expect(without).toMatchObject({ isError: true });
@@ -238,7 +226,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 			call('crash', {}),
 			call('pid', {}),
 		])) as any;
-		const [before, crashed, after] = toolMessages(json);
+		const [before, crashed, after] = mcp.toolMessages(json);
 		expect(crashed.isError).toBe(true);
 		expect(crashed.content).toContain("The MCP server stopped while running tool 'crash'");
 		expect(after.isError).toBeUndefined();
@@ -251,7 +239,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 	it('leaves calls of other servers’ tools pending and answers only its own', async () => {
 		const own = call('echo', { text: 'mine' });
 		const foreign = call('search', { q: 'x' });
-		const run = await runMcpChain([listTools, execute()], {
+		const run = await mcp.runMcpChain([listTools, execute()], {
 			credentials,
 			inputItems: [
 				{
@@ -266,20 +254,20 @@ describe('MCP Client: Execute Tool Calls', () => {
 		});
 		const json = outputOf(run, 'Execute')[0].json as any;
 		expect(json.toolCalls).toEqual([foreign]);
-		expect(toolMessages(json)).toEqual([
+		expect(mcp.toolMessages(json)).toEqual([
 			{ role: 'tool', tool_call_id: own.id, name: 'echo', content: 'mine' },
 		]);
 	});
 
 	it('can fail the node on a tool error instead, and keeps the conversation under continue-on-fail', async () => {
 		const failing = call('fail', {});
-		const failed = await runMcpChain([listTools, execute({ onToolError: 'failNode' })], {
+		const failed = await mcp.runMcpChain([listTools, execute({ onToolError: 'failNode' })], {
 			credentials,
 			inputItems: [{ json: { toolCalls: [failing] } }],
 		});
 		expect(errorOf(failed, 'Execute')?.message).toBe('Tool call failed (toolError)');
 
-		const kept = await runMcpChain(
+		const kept = await mcp.runMcpChain(
 			[listTools, execute({ onToolError: 'failNode' }, { onError: 'continueRegularOutput' })],
 			{
 				credentials,
@@ -295,7 +283,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 	});
 
 	it('passes items without pending calls through unchanged', async () => {
-		const run = await runMcpChain([execute()], {
+		const run = await mcp.runMcpChain([execute()], {
 			credentials,
 			inputItems: [{ json: { messages: [{ role: 'user', content: 'hi' }] } }],
 		});
@@ -309,16 +297,16 @@ describe('MCP Client: Execute Tool Calls', () => {
 
 	it('gives the server only its configured environment plus PATH', async () => {
 		const config = faultStdio();
-		const run = await runMcpChain([listTools, execute()], {
+		const run = await mcp.runMcpChain([listTools, execute()], {
 			credentials: {
-				mcpStdioServerApi: stdioCredential({
+				mcpStdioServerApi: mcp.stdioCredential({
 					...config,
 					env: { ...config.env, SERVER_TOKEN: 'tok-123456' },
 				}),
 			},
 			inputItems: [{ json: { toolCalls: [call('pid', {})] } }],
 		});
-		const pid = Number(toolMessages(outputOf(run, 'Execute')[0].json)[0].content);
+		const pid = Number(mcp.toolMessages(outputOf(run, 'Execute')[0].json)[0].content);
 		const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
 		expect(environ.map((entry) => entry.split('=')[0]).sort()).toEqual([
 			'MCP_TEST_RUN',
@@ -352,10 +340,10 @@ async function threeCalls(
 	parallelCalls: string | undefined,
 	annotations?: Record<string, boolean>,
 ) {
-	const calls = [1, 2, 3].map(() => pendingCall('slow', { ms: CALL_MS }));
-	const run = await runMcpChain(
+	const calls = [1, 2, 3].map(() => mcp.pendingCall('slow', { ms: CALL_MS }));
+	const run = await mcp.runMcpChain(
 		[
-			mcpClientNode('Execute', {
+			mcp.mcpClientNode('Execute', {
 				operation: 'executeToolCalls',
 				serverLabel: 'faults',
 				options: parallelCalls ? { parallelCalls } : {},
@@ -364,8 +352,8 @@ async function threeCalls(
 		{ credentials, inputItems: [{ json: { tools: [slowTool(annotations)], toolCalls: calls } }] },
 	);
 	const { json } = outputOf(run, 'Execute')[0] as any;
-	expectConversationItem(json);
-	expect(toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(
+	mcp.expectConversationItem(json);
+	expect(mcp.toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(
 		calls.map((call) => call.id),
 	);
 	const spans = json.trace
@@ -400,9 +388,12 @@ describe('MCP Client: the calls of one item', () => {
 	});
 });
 
-const listFaults = mcpClientNode('List Tools', { operation: 'listTools', serverLabel: 'faults' });
+const listFaults = mcp.mcpClientNode('List Tools', {
+	operation: 'listTools',
+	serverLabel: 'faults',
+});
 const executeAt = (parameters: Record<string, unknown>, extra = {}) =>
-	mcpClientNode(
+	mcp.mcpClientNode(
 		'Execute',
 		{ operation: 'executeToolCalls', serverLabel: 'faults', ...parameters },
 		extra,
@@ -413,7 +404,7 @@ const requestsOf = (json: any, callId: string) =>
 
 /** List Tools, then Execute Tool Calls with the approval rule: the run and the Execute node's two outputs. */
 async function askFor(calls: unknown[], parameters: Record<string, unknown>) {
-	const run = await runMcpChain([listFaults, executeAt(parameters)], {
+	const run = await mcp.runMcpChain([listFaults, executeAt(parameters)], {
 		credentials,
 		inputItems: [{ json: { toolCalls: calls } }],
 	});
@@ -423,7 +414,7 @@ async function askFor(calls: unknown[], parameters: Record<string, unknown>) {
 
 /** An item back at Execute Tool Calls with the decisions made on it. */
 async function comeBack(heldJson: any, decisions: unknown[], extra = {}) {
-	const run = await runMcpChain([executeAt({ requireApproval: 'notReadOnly' }, extra)], {
+	const run = await mcp.runMcpChain([executeAt({ requireApproval: 'notReadOnly' }, extra)], {
 		credentials,
 		inputItems: [{ json: { ...heldJson, approval: { ...heldJson.approval, decisions } } }],
 	});
@@ -431,17 +422,17 @@ async function comeBack(heldJson: any, decisions: unknown[], extra = {}) {
 }
 
 describe('MCP Client: a person approves risky tool calls', () => {
-	const echo = pendingCall('echo', { text: 'hi' });
-	const add = pendingCall('add', { a: 2, b: 3 });
+	const echo = mcp.pendingCall('echo', { text: 'hi' });
+	const add = mcp.pendingCall('add', { a: 2, b: 3 });
 
 	it('holds every pending call when one needs approval: the item leaves by Needs Approval, asking about it', async () => {
 		const { done, held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
 		expect(done).toEqual([]);
 		expect(held).toHaveLength(1);
 		const json = held[0].json as any;
-		expectConversationItem(json);
+		mcp.expectConversationItem(json);
 		expect(json.toolCalls.map((call: any) => call.id)).toEqual([echo.id, add.id]);
-		expect(toolMessages(json)).toEqual([]);
+		expect(mcp.toolMessages(json)).toEqual([]);
 		expect(json.approval.requested).toEqual([
 			{
 				callId: add.id,
@@ -455,11 +446,11 @@ describe('MCP Client: a person approves risky tool calls', () => {
 	});
 
 	it('answers items with nothing to approve by the first output, as without a rule', async () => {
-		const { done, held } = await askFor([pendingCall('echo', { text: 'safe' })], {
+		const { done, held } = await askFor([mcp.pendingCall('echo', { text: 'safe' })], {
 			requireApproval: 'notReadOnly',
 		});
 		expect(held).toEqual([]);
-		expect(toolMessages(done[0].json).map((message) => message.content)).toEqual(['safe']);
+		expect(mcp.toolMessages(done[0].json).map((message) => message.content)).toEqual(['safe']);
 	});
 
 	it('holds listed tools, and tools annotated destructive', async () => {
@@ -473,9 +464,9 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		const destructive = await askFor([echo, add], { requireApproval: 'destructive' });
 		// Neither is annotated destructive by the fault server.
 		expect(destructive.held).toEqual([]);
-		expect(toolMessages(destructive.done[0].json)).toHaveLength(2);
+		expect(mcp.toolMessages(destructive.done[0].json)).toHaveLength(2);
 
-		const run = await runMcpChain([executeAt({ requireApproval: 'destructive' })], {
+		const run = await mcp.runMcpChain([executeAt({ requireApproval: 'destructive' })], {
 			credentials,
 			inputItems: [
 				{
@@ -529,7 +520,7 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			approvalCalls: '={{ [] }}',
 		});
 		expect(none.held).toEqual([]);
-		expect(toolMessages(none.done[0].json)).toHaveLength(2);
+		expect(mcp.toolMessages(none.done[0].json)).toHaveLength(2);
 	});
 
 	it('runs approved calls with the arguments a person edited, checked again, in call order; the trace tells who decided', async () => {
@@ -539,10 +530,12 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		]);
 		expect(errorOf(run, 'Execute')).toBeUndefined();
 		const json = outputOf(run, 'Execute', 0)[0].json as any;
-		expectConversationItem(json);
+		mcp.expectConversationItem(json);
 		expect(json.approval).toBeUndefined();
 		expect(json.toolCalls).toEqual([]);
-		expect(toolMessages(json).map((message) => [message.tool_call_id, message.content])).toEqual([
+		expect(
+			mcp.toolMessages(json).map((message) => [message.tool_call_id, message.content]),
+		).toEqual([
 			[echo.id, 'hi'],
 			[add.id, '15'],
 		]);
@@ -566,7 +559,7 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			{ callId: add.id, approved: true, arguments: { a: 'ten' } },
 		]);
 		const json = outputOf(run, 'Execute', 0)[0].json as any;
-		const [message] = toolMessages(json);
+		const [message] = mcp.toolMessages(json);
 		expect(message.isError).toBe(true);
 		expect(requestsOf(json, add.id)).toEqual([]);
 		expect(json.trace.find((entry: any) => entry.step === 'arguments.validation').status).toBe(
@@ -580,16 +573,16 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			{ callId: add.id, approved: false, by: 'bob', note: 'Not on a Friday.' },
 		]);
 		const json = outputOf(run, 'Execute', 0)[0].json as any;
-		const [echoed, declined] = toolMessages(json);
+		const [echoed, declined] = mcp.toolMessages(json);
 		expect(echoed.content).toBe('hi');
 		expect(declined).toMatchObject({ tool_call_id: add.id, name: 'add', isError: true });
 		expect(declined.content).toMatch(/^A person \(bob\) declined this call, so it did not run\./);
 		expect(declined.content).toContain('Their reason: Not on a Friday.');
 		expect(requestsOf(json, add.id)).toEqual([]);
 		expect(
-			conversationOf(json).trace.find(
-				(entry) => entry.step === 'tools.call.result' && entry.callId === add.id,
-			),
+			mcp
+				.conversationOf(json)
+				.trace.find((entry) => entry.step === 'tools.call.result' && entry.callId === add.id),
 		).toMatchObject({ status: 'declined' });
 	});
 

@@ -3,29 +3,18 @@
  * out, one bad call ends as that call's error message, no healthy server is killed.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
-import {
-	callTraces,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	stdioCredential,
-	toolMessages,
-} from '../support/mcpWorkflow';
-import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
+import * as mcp from '../support/mcpWorkflow';
+import { faultStdio, isProcessAlive } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
 const hostile = {
-	mcpStdioServerApi: stdioCredential(faultStdio({ name: 'hostile', hostile: true })),
+	mcpStdioServerApi: mcp.stdioCredential(faultStdio({ name: 'hostile', hostile: true })),
 };
-const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
+const listTools = mcp.mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (options: IDataObject = {}) =>
-	mcpClientNode('Execute', { operation: 'executeToolCalls', options });
+	mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', options });
 
 /** Runs the calls of each item through List Tools → Execute Tool Calls; the items that come out. */
 async function executeItems(
@@ -33,7 +22,7 @@ async function executeItems(
 	options: IDataObject = {},
 	extra: { credentials?: typeof hostile; workflowId?: string } = {},
 ) {
-	const run = await runMcpChain([listTools, execute(options)], {
+	const run = await mcp.runMcpChain([listTools, execute(options)], {
 		credentials: extra.credentials ?? hostile,
 		inputItems: itemsCalls.map((toolCalls) => ({ json: { toolCalls } })),
 		workflowId: extra.workflowId,
@@ -42,16 +31,16 @@ async function executeItems(
 	return outputOf(run, 'Execute');
 }
 
-const statusesOf = (json: IDataObject) => callTraces(json).map((entry) => entry.status);
-const pidIn = (json: IDataObject, index: number) => Number(toolMessages(json)[index].content);
+const statusesOf = (json: IDataObject) => mcp.callTraces(json).map((entry) => entry.status);
+const pidIn = (json: IDataObject, index: number) => Number(mcp.toolMessages(json)[index].content);
 
 describe('MCP Client: hostile servers and inputs', () => {
 	it('takes a -32000 error for the tool’s failure: the same server answers the next call', async () => {
 		const [item] = await executeItems([
-			[pendingCall('pid'), pendingCall('server_error'), pendingCall('pid')],
+			[mcp.pendingCall('pid'), mcp.pendingCall('server_error'), mcp.pendingCall('pid')],
 		]);
 		expect(statusesOf(item.json)).toEqual(['ok', 'serverError', 'ok']);
-		expect(toolMessages(item.json)[1].content).toBe(
+		expect(mcp.toolMessages(item.json)[1].content).toBe(
 			"The MCP server refused the call to tool 'server_error': Internal server error (JSON-RPC error -32000).",
 		);
 		expect(pidIn(item.json, 2)).toBe(pidIn(item.json, 0));
@@ -62,26 +51,26 @@ describe('MCP Client: hostile servers and inputs', () => {
 		const [item] = await executeItems(
 			[
 				[
-					pendingCall('progress_forever', { interval_ms: 20 }),
-					pendingCall('echo', { text: 'next' }),
+					mcp.pendingCall('progress_forever', { interval_ms: 20 }),
+					mcp.pendingCall('echo', { text: 'next' }),
 				],
 			],
 			{ timeoutMs: 400, maxTotalMs: 1_500 },
 		);
 		expect(Date.now() - started).toBeLessThan(20_000);
 		expect(statusesOf(item.json)).toEqual(['timeout', 'ok']);
-		expect(toolMessages(item.json)[0].content).toContain(
+		expect(mcp.toolMessages(item.json)[0].content).toContain(
 			"Tool 'progress_forever' was still running after 1500 ms",
 		);
 	});
 
 	it('ends an oversized result as resultTooLarge, keeps the server, and goes on', async () => {
 		const [item] = await executeItems(
-			[[pendingCall('pid'), pendingCall('huge', { mb: 50 }), pendingCall('pid')]],
+			[[mcp.pendingCall('pid'), mcp.pendingCall('huge', { mb: 50 }), mcp.pendingCall('pid')]],
 			{ maxResultMb: 1 },
 		);
 		expect(statusesOf(item.json)).toEqual(['ok', 'resultTooLarge', 'ok']);
-		expect(toolMessages(item.json)[1]).toMatchObject({
+		expect(mcp.toolMessages(item.json)[1]).toMatchObject({
 			isError: true,
 			content: expect.stringContaining('The result is 50.0 MB, more than the 1.0 MB allowed'),
 		});
@@ -91,11 +80,11 @@ describe('MCP Client: hostile servers and inputs', () => {
 	it('refuses data nested too deep, and numbers JSON cannot carry, call by call', async () => {
 		const deepArguments = '{"a":'.repeat(2_000) + '1' + '}'.repeat(2_000);
 		const calls = [
-			pendingCall('received', deepArguments),
-			pendingCall('deep', { depth: 3_000 }),
-			pendingCall('received', '{"a":1e400}'),
-			pendingCall('received', '{"id":12345678901234567890}'),
-			pendingCall('received', { fine: 1 }),
+			mcp.pendingCall('received', deepArguments),
+			mcp.pendingCall('deep', { depth: 3_000 }),
+			mcp.pendingCall('received', '{"a":1e400}'),
+			mcp.pendingCall('received', '{"id":12345678901234567890}'),
+			mcp.pendingCall('received', { fine: 1 }),
 		];
 		const [item] = await executeItems([calls]);
 		expect(statusesOf(item.json)).toEqual([
@@ -105,7 +94,7 @@ describe('MCP Client: hostile servers and inputs', () => {
 			'invalidArguments',
 			'ok',
 		]);
-		const messages = toolMessages(item.json).map((message) => message.content);
+		const messages = mcp.toolMessages(item.json).map((message) => message.content);
 		expect(messages[0]).toContain('the arguments nest deeper than 1000 levels');
 		expect(messages[1]).toContain('The result nests deeper than 1000 levels');
 		expect(messages[2]).toContain("'a' is 1e400");
@@ -119,28 +108,28 @@ describe('MCP Client: hostile servers and inputs', () => {
 	});
 
 	it('drops a frozen server after the ping that follows a timeout; the next execution starts it afresh', async () => {
-		const [item] = await executeItems([[pendingCall('pid'), pendingCall('freeze')]], {
+		const [item] = await executeItems([[mcp.pendingCall('pid'), mcp.pendingCall('freeze')]], {
 			timeoutMs: 500,
 		});
 		expect(statusesOf(item.json)).toEqual(['ok', 'timeout']);
-		expect(toolMessages(item.json)[1].content).toContain(
+		expect(mcp.toolMessages(item.json)[1].content).toContain(
 			'The server did not answer a ping either, so it was stopped',
 		);
 		const frozen = pidIn(item.json, 0);
 		for (let waited = 0; isProcessAlive(frozen) && waited < 10_000; waited += 50)
 			await new Promise((resolve) => setTimeout(resolve, 50));
 		expect(isProcessAlive(frozen)).toBe(false);
-		const [next] = await executeItems([[pendingCall('pid')]]);
+		const [next] = await executeItems([[mcp.pendingCall('pid')]]);
 		expect(statusesOf(next.json)).toEqual(['ok']);
 		expect(pidIn(next.json, 0)).not.toBe(frozen);
 	});
 
 	it('lists the valid tools of a list with invalid ones, names those, and never calls them', async () => {
 		const credentials = {
-			mcpStdioServerApi: stdioCredential(faultStdio({ name: 'invalid', invalidTools: true })),
+			mcpStdioServerApi: mcp.stdioCredential(faultStdio({ name: 'invalid', invalidTools: true })),
 		};
 		const [item] = await executeItems(
-			[[pendingCall('string_schema'), pendingCall('echo', { text: 'ok' })]],
+			[[mcp.pendingCall('string_schema'), mcp.pendingCall('echo', { text: 'ok' })]],
 			{},
 			{
 				credentials,
@@ -166,7 +155,7 @@ describe('MCP Client: hostile servers and inputs', () => {
 
 	it('gives each workflow its own server by default, and one shared server when asked', async () => {
 		const pidOfWorkflow = async (workflowId: string, options: IDataObject = {}) => {
-			const [item] = await executeItems([[pendingCall('pid')]], options, { workflowId });
+			const [item] = await executeItems([[mcp.pendingCall('pid')]], options, { workflowId });
 			return pidIn(item.json, 0);
 		};
 		const a = await pidOfWorkflow('workflow-a');
@@ -180,14 +169,14 @@ describe('MCP Client: hostile servers and inputs', () => {
 
 	it('waits for a server to start only as long as the node’s Timeout', async () => {
 		const credentials = {
-			mcpStdioServerApi: stdioCredential(faultStdio({ name: 'mute', mute: true })),
+			mcpStdioServerApi: mcp.stdioCredential(faultStdio({ name: 'mute', mute: true })),
 		};
 		const started = Date.now();
-		const run = await runMcpChain(
+		const run = await mcp.runMcpChain(
 			[{ ...execute({ timeoutMs: 500 }), onError: 'continueRegularOutput' }],
 			{
 				credentials,
-				inputItems: [{ json: { toolCalls: [pendingCall('echo', { text: 'x' })] } }],
+				inputItems: [{ json: { toolCalls: [mcp.pendingCall('echo', { text: 'x' })] } }],
 			},
 		);
 		expect(Date.now() - started).toBeLessThan(10_000);
@@ -197,15 +186,21 @@ describe('MCP Client: hostile servers and inputs', () => {
 	it('answers every item of an execution when some of their calls fail', async () => {
 		const items = Array.from({ length: 12 }, (_, index) =>
 			index % 3 === 0
-				? [pendingCall('server_error'), pendingCall('echo', { text: `item ${index}` })]
+				? [mcp.pendingCall('server_error'), mcp.pendingCall('echo', { text: `item ${index}` })]
 				: index % 3 === 1
-					? [pendingCall('received', '{"a":1e999}'), pendingCall('echo', { text: `item ${index}` })]
-					: [pendingCall('deep', { depth: 2_000 }), pendingCall('echo', { text: `item ${index}` })],
+					? [
+							mcp.pendingCall('received', '{"a":1e999}'),
+							mcp.pendingCall('echo', { text: `item ${index}` }),
+						]
+					: [
+							mcp.pendingCall('deep', { depth: 2_000 }),
+							mcp.pendingCall('echo', { text: `item ${index}` }),
+						],
 		);
 		const output = await executeItems(items, { concurrency: 4 });
 		expect(output).toHaveLength(12);
 		output.forEach((item, index) => {
-			expect(toolMessages(item.json)[1].content).toBe(`item ${index}`);
+			expect(mcp.toolMessages(item.json)[1].content).toBe(`item ${index}`);
 			expect(item.pairedItem).toEqual({ item: index });
 		});
 	});

@@ -1,21 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
-import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf, type EngineRun } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	httpCredential,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	toolMessages,
-} from '../support/mcpWorkflow';
-import { startHttpServer, stopAllServers, type HttpServerHandle } from '../support/servers';
+import * as mcp from '../support/mcpWorkflow';
+import { startHttpServer, type HttpServerHandle } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
 const TOKEN = 'tok-7f3a9c1e-do-not-leak';
 const HEADERS = {
@@ -27,27 +15,27 @@ const HEADERS = {
 const SECRETS = [TOKEN, HEADERS['X-Api-Key'], HEADERS['X-Tenant']];
 
 const listTools = (extra: Record<string, unknown> = {}) =>
-	mcpClientNode('List Tools', { operation: 'listTools', connectionType: 'http' }, extra);
+	mcp.mcpClientNode('List Tools', { operation: 'listTools', connectionType: 'http' }, extra);
 const execute = (extra: Record<string, unknown> = {}) =>
-	mcpClientNode('Execute', { operation: 'executeToolCalls', connectionType: 'http' }, extra);
+	mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', connectionType: 'http' }, extra);
 
-const call = (name: string, args: Record<string, unknown> = {}) => pendingCall(name, args);
+const call = (name: string, args: Record<string, unknown> = {}) => mcp.pendingCall(name, args);
 /** The item's trace entries of one step, in order. */
 const stepsOf = (json: IDataObject, step: string) =>
-	conversationOf(json).trace.filter((entry) => entry.step === step);
+	mcp.conversationOf(json).trace.filter((entry) => entry.step === step);
 /** The server as the List Tools trace entry describes it. */
 const listedServer = (json: IDataObject) =>
-	conversationOf(json).trace[0].server as Record<string, unknown>;
+	mcp.conversationOf(json).trace[0].server as Record<string, unknown>;
 
 /** List Tools → Execute over HTTP with one item; its output json. */
-async function listAndExecute(credential: ReturnType<typeof httpCredential>, calls: unknown[]) {
-	const run = await runMcpChain([listTools(), execute()], {
+async function listAndExecute(credential: ReturnType<typeof mcp.httpCredential>, calls: unknown[]) {
+	const run = await mcp.runMcpChain([listTools(), execute()], {
 		credentials: { mcpHttpServerApi: credential },
 		inputItems: [{ json: { toolCalls: calls } }],
 	});
 	expectNoSecret(run, 'Execute');
 	const { json } = outputOf(run, 'Execute')[0];
-	expectConversationItem(json);
+	mcp.expectConversationItem(json);
 	return json;
 }
 
@@ -75,7 +63,7 @@ describe('MCP Client over HTTP', () => {
 
 	it('authenticates with a bearer token on Streamable HTTP, and the token never reaches the item', async () => {
 		const json = await listAndExecute(
-			httpCredential(bearerServer.url, { transport: 'streamableHttp', token: TOKEN }),
+			mcp.httpCredential(bearerServer.url, { transport: 'streamableHttp', token: TOKEN }),
 			[
 				call('headers'),
 				call('echo', { text: 'over http' }),
@@ -87,7 +75,7 @@ describe('MCP Client over HTTP', () => {
 			name: 'bearer-server',
 			transport: 'streamableHttp',
 		});
-		const [headers, echo, repeated] = toolMessages(json);
+		const [headers, echo, repeated] = mcp.toolMessages(json);
 		expect(echo).toMatchObject({ content: 'over http' });
 		expect(repeated).toMatchObject({ content: 'authenticated with [redacted]' });
 		const [, , repeatedCheck] = stepsOf(json, 'arguments.validation');
@@ -117,11 +105,11 @@ describe('MCP Client over HTTP', () => {
 
 	it('sends custom headers, values with spaces as typed, on every request of the legacy SSE transport', async () => {
 		const json = await listAndExecute(
-			httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }),
+			mcp.httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }),
 			[call('headers')],
 		);
 		expect(listedServer(json)).toMatchObject({ name: 'header-server', transport: 'sse' });
-		const [headers] = toolMessages(json);
+		const [headers] = mcp.toolMessages(json);
 		expect(headers.isError).toBeUndefined();
 		// The server answers 401 to any request without the exact values, so each arrived as typed.
 		expect(headers.structuredContent?.headers).toMatchObject({
@@ -134,11 +122,11 @@ describe('MCP Client over HTTP', () => {
 
 	it('falls back from Streamable HTTP to SSE on an SSE-only server, with the headers', async () => {
 		const json = await listAndExecute(
-			httpCredential(legacyServer.sseUrl!, { transport: 'auto', headers: HEADERS }),
+			mcp.httpCredential(legacyServer.sseUrl!, { transport: 'auto', headers: HEADERS }),
 			[call('headers'), call('add', { a: 2, b: 3 })],
 		);
 		expect(listedServer(json)).toMatchObject({ name: 'legacy-server', transport: 'sse' });
-		const [headers, add] = toolMessages(json);
+		const [headers, add] = mcp.toolMessages(json);
 		expect(headers.structuredContent?.headers).toMatchObject({
 			'x-api-key': '[redacted]',
 			'x-team': 'a b',
@@ -149,16 +137,16 @@ describe('MCP Client over HTTP', () => {
 	it('fails the item with an error naming the server when the token is wrong, and leaks neither token', async () => {
 		const wrongToken = 'wrong-token-5d2e8b';
 		const credentials = {
-			mcpHttpServerApi: httpCredential(bearerServer.url, { token: wrongToken }),
+			mcpHttpServerApi: mcp.httpCredential(bearerServer.url, { token: wrongToken }),
 		};
-		const failed = await runMcpChain([listTools()], { credentials });
+		const failed = await mcp.runMcpChain([listTools()], { credentials });
 		const error = errorOf(failed, 'List Tools');
 		expect(error?.message).toBe(`Could not connect to the MCP server (HTTP: ${bearerServer.url})`);
 		expect(error?.description).toContain('Missing or wrong authorization header');
 		expectNoSecret(failed, 'List Tools');
 		expect(JSON.stringify(failed.nodes)).not.toContain(wrongToken);
 
-		const kept = await runMcpChain([execute({ onError: 'continueRegularOutput' })], {
+		const kept = await mcp.runMcpChain([execute({ onError: 'continueRegularOutput' })], {
 			credentials,
 			inputItems: [{ json: { ticket: 7, toolCalls: [call('echo', { text: 'x' })] } }],
 		});
@@ -172,15 +160,15 @@ describe('MCP Client over HTTP', () => {
 
 	it('lists and calls server-everything over Streamable HTTP, checking arguments against its schema', async () => {
 		const everything = await startHttpServer('everything');
-		const credentials = { mcpHttpServerApi: httpCredential(everything.url) };
-		const listed = await runMcpChain([listTools()], { credentials });
+		const credentials = { mcpHttpServerApi: mcp.httpCredential(everything.url) };
+		const listed = await mcp.runMcpChain([listTools()], { credentials });
 		const listedJson = outputOf(listed, 'List Tools')[0].json;
-		expectConversationItem(listedJson);
+		mcp.expectConversationItem(listedJson);
 		expect(listedServer(listedJson)).toMatchObject({
 			name: expect.stringMatching(/everything/),
 			transport: 'streamableHttp',
 		});
-		const echoTool = conversationOf(listedJson).tools.find((tool) => tool.name === 'echo');
+		const echoTool = mcp.conversationOf(listedJson).tools.find((tool) => tool.name === 'echo');
 		expect(echoTool?.inputSchema).toMatchObject({
 			type: 'object',
 			properties: { message: { type: 'string' } },
@@ -190,13 +178,13 @@ describe('MCP Client over HTTP', () => {
 		const valid = call('echo', { message: 'hello over http' });
 		const wrongType = call('echo', { message: 42 });
 		const missing = call('echo', { text: 'wrong name' });
-		const run = await runMcpChain([listTools(), execute()], {
+		const run = await mcp.runMcpChain([listTools(), execute()], {
 			credentials,
 			inputItems: [{ json: { toolCalls: [valid, wrongType, missing] } }],
 		});
 		const { json } = outputOf(run, 'Execute')[0];
-		expectConversationItem(json);
-		const [ok, badType, badName] = toolMessages(json);
+		mcp.expectConversationItem(json);
+		const [ok, badType, badName] = mcp.toolMessages(json);
 		expect(ok).toEqual({
 			role: 'tool',
 			tool_call_id: valid.id,

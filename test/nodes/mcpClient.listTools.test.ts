@@ -1,34 +1,22 @@
-import { sharedPool } from '../../lib/mcp';
 import { errorOf, outputOf } from '../support/engine';
-import {
-	expectConversationItem,
-	httpCredential,
-	mcpClientNode,
-	runMcpChain,
-	stdioCredential,
-} from '../support/mcpWorkflow';
+import * as mcp from '../support/mcpWorkflow';
 import {
 	createTempFolder,
 	everythingStdio,
-	faultStdio,
 	filesystemStdio,
 	removeTempFolder,
 	startHttpServer,
-	stopAllServers,
 } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
-const fault = { mcpStdioServerApi: stdioCredential(faultStdio()) };
+const fault = mcp.faultCredentials();
 const listTools = (parameters: Record<string, unknown> = {}) =>
-	mcpClientNode('List Tools', { operation: 'listTools', ...parameters });
+	mcp.mcpClientNode('List Tools', { operation: 'listTools', ...parameters });
 
 describe('MCP Client: List Tools', () => {
 	it('adds every page of tools to each item with its server label, and traces the listing', async () => {
-		const run = await runMcpChain([listTools()], {
+		const run = await mcp.runMcpChain([listTools()], {
 			credentials: fault,
 			inputItems: [
 				{ json: { ticket: 1 } },
@@ -38,7 +26,7 @@ describe('MCP Client: List Tools', () => {
 		const items = outputOf(run, 'List Tools');
 		expect(items).toHaveLength(2);
 		expect(items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
-		for (const item of items) expectConversationItem(item.json);
+		for (const item of items) mcp.expectConversationItem(item.json);
 
 		const [first, second] = items.map((item) => item.json as any);
 		expect(first.ticket).toBe(1);
@@ -92,11 +80,11 @@ describe('MCP Client: List Tools', () => {
 	});
 
 	it('includes only the chosen tools, or all but the excluded ones, and the hash follows the list', async () => {
-		const only = await runMcpChain(
+		const only = await mcp.runMcpChain(
 			[listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] })],
 			{ credentials: fault },
 		);
-		const except = await runMcpChain(
+		const except = await mcp.runMcpChain(
 			[listTools({ toolFilter: 'except', excludeTools: ['crash', 'hang'] })],
 			{ credentials: fault },
 		);
@@ -116,10 +104,10 @@ describe('MCP Client: List Tools', () => {
 	it('merges two servers whose tool names collide, reversibly, and listing again does not duplicate', async () => {
 		// The harness gives one credential per type, so the second server runs over HTTP.
 		const http = await startHttpServer('fault', { name: 'second-server' });
-		const run = await runMcpChain(
+		const run = await mcp.runMcpChain(
 			[
 				listTools({ toolFilter: 'only', includeTools: ['echo', 'add'] }),
-				mcpClientNode('List Second', {
+				mcp.mcpClientNode('List Second', {
 					operation: 'listTools',
 					connectionType: 'http',
 					toolFilter: 'only',
@@ -131,10 +119,10 @@ describe('MCP Client: List Tools', () => {
 					id: 'again',
 				},
 			],
-			{ credentials: { ...fault, mcpHttpServerApi: httpCredential(http.url) } },
+			{ credentials: { ...fault, mcpHttpServerApi: mcp.httpCredential(http.url) } },
 		);
 		const json = outputOf(run, 'List Again')[0].json as any;
-		expectConversationItem(json);
+		mcp.expectConversationItem(json);
 		expect(json.tools.map(({ name, server, mcpName }: any) => ({ name, server, mcpName }))).toEqual(
 			[
 				{ name: 'second-server__echo', server: 'second-server', mcpName: 'echo' },
@@ -151,7 +139,7 @@ describe('MCP Client: List Tools', () => {
 	});
 
 	it('uses the Server Label when one is set', async () => {
-		const run = await runMcpChain(
+		const run = await mcp.runMcpChain(
 			[listTools({ serverLabel: 'tools', toolFilter: 'only', includeTools: ['echo'] })],
 			{ credentials: fault },
 		);
@@ -161,11 +149,11 @@ describe('MCP Client: List Tools', () => {
 	});
 
 	it('lists the real reference servers: server-everything and server-filesystem over stdio', async () => {
-		const everything = await runMcpChain([listTools()], {
-			credentials: { mcpStdioServerApi: stdioCredential(everythingStdio()) },
+		const everything = await mcp.runMcpChain([listTools()], {
+			credentials: { mcpStdioServerApi: mcp.stdioCredential(everythingStdio()) },
 		});
 		const everythingJson = outputOf(everything, 'List Tools')[0].json as any;
-		expectConversationItem(everythingJson);
+		mcp.expectConversationItem(everythingJson);
 		expect(everythingJson.tools.map((tool: any) => tool.name)).toEqual(
 			expect.arrayContaining(['echo', 'get-sum']),
 		);
@@ -173,8 +161,8 @@ describe('MCP Client: List Tools', () => {
 
 		const folder = await createTempFolder({ 'a.txt': 'A' });
 		try {
-			const files = await runMcpChain([listTools()], {
-				credentials: { mcpStdioServerApi: stdioCredential(filesystemStdio(folder)) },
+			const files = await mcp.runMcpChain([listTools()], {
+				credentials: { mcpStdioServerApi: mcp.stdioCredential(filesystemStdio(folder)) },
 			});
 			const filesJson = outputOf(files, 'List Tools')[0].json as any;
 			expect(filesJson.tools.map((tool: any) => tool.name)).toEqual(
@@ -187,19 +175,19 @@ describe('MCP Client: List Tools', () => {
 
 	it('fails every item with the reason when the server cannot start, or keeps them under continue-on-fail', async () => {
 		const broken = {
-			mcpStdioServerApi: stdioCredential({
+			mcpStdioServerApi: mcp.stdioCredential({
 				transport: 'stdio',
 				command: 'no-such-mcp-server-command',
 				args: [],
 				env: {},
 			}),
 		};
-		const failed = await runMcpChain([listTools()], { credentials: broken });
+		const failed = await mcp.runMcpChain([listTools()], { credentials: broken });
 		expect(errorOf(failed, 'List Tools')?.message).toContain(
 			'Could not connect to the MCP server (stdio: no-such-mcp-server-command)',
 		);
 
-		const kept = await runMcpChain([{ ...listTools(), onError: 'continueRegularOutput' }], {
+		const kept = await mcp.runMcpChain([{ ...listTools(), onError: 'continueRegularOutput' }], {
 			credentials: broken,
 			inputItems: [{ json: { ticket: 1 } }, { json: { ticket: 2 } }],
 		});

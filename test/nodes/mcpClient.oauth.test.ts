@@ -1,15 +1,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
-import { sharedPool } from '../../lib/mcp';
 import { mcpServerConnection } from '../../nodes/McpClient/methods';
 import { credentialTestContext, errorOf, outputOf, type EngineRun } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	toolMessages,
-} from '../support/mcpWorkflow';
+import * as mcp from '../support/mcpWorkflow';
 import {
 	connectedOAuthCredential,
 	startOAuthServer,
@@ -17,14 +9,11 @@ import {
 	type OAuthServerHandle,
 } from '../support/oauthServer';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopOAuthServers();
-});
+mcp.stopServersAfterAll(stopOAuthServers);
 
 const TYPE = 'mcpServerOAuth2Api';
 const oauthNode = (name: string, parameters: IDataObject) =>
-	mcpClientNode(name, { connectionType: 'oauth2', ...parameters });
+	mcp.mcpClientNode(name, { connectionType: 'oauth2', ...parameters });
 const listTools = oauthNode('List Tools', { operation: 'listTools' });
 const execute = oauthNode('Execute', { operation: 'executeToolCalls' });
 
@@ -47,14 +36,14 @@ function expectNoSecret(run: EngineRun, secrets: string[]): void {
 
 /** List Tools → Execute Tool Calls with one item whose calls are given. */
 function listAndExecute(credential: ICredentialDataDecryptedObject, calls: unknown[]) {
-	return runMcpChain([listTools, execute], {
+	return mcp.runMcpChain([listTools, execute], {
 		credentials: { [TYPE]: credential },
 		inputItems: [{ json: { toolCalls: calls } }],
 	});
 }
 
 const callTexts = (run: EngineRun) =>
-	toolMessages(outputOf(run, 'Execute')[0].json).map((message) => message.content);
+	mcp.toolMessages(outputOf(run, 'Execute')[0].json).map((message) => message.content);
 
 describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 	let server: OAuthServerHandle;
@@ -66,14 +55,14 @@ describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 		const credential = await connectedOAuthCredential(server);
 		const token = (credential.oauthTokenData as IDataObject).access_token as string;
 		const run = await listAndExecute(credential, [
-			pendingCall('whoami'),
-			pendingCall('echo', { text: `the token is ${token}` }),
+			mcp.pendingCall('whoami'),
+			mcp.pendingCall('echo', { text: `the token is ${token}` }),
 		]);
 		const [whoami, echo] = callTexts(run);
 		expect(JSON.parse(whoami)).toMatchObject({ clientId: credential.clientId });
 		expect(echo).toBe('the token is [redacted]');
-		expect(conversationOf(outputOf(run, 'List Tools')[0].json).tools.length).toBeGreaterThan(0);
-		expectConversationItem(outputOf(run, 'Execute')[0].json);
+		expect(mcp.conversationOf(outputOf(run, 'List Tools')[0].json).tools.length).toBeGreaterThan(0);
+		mcp.expectConversationItem(outputOf(run, 'Execute')[0].json);
 		expectNoSecret(run, secretsIn(credential));
 	});
 
@@ -81,8 +70,8 @@ describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 		const credential = await connectedOAuthCredential(server);
 		const before = await server.stats();
 		const run = await listAndExecute(credential, [
-			pendingCall('wait', { ms: 3_200 }),
-			pendingCall('whoami'),
+			mcp.pendingCall('wait', { ms: 3_200 }),
+			mcp.pendingCall('whoami'),
 		]);
 		expect(callTexts(run)[0]).toBe('waited');
 		expect(JSON.parse(callTexts(run)[1])).toMatchObject({ clientId: credential.clientId });
@@ -97,11 +86,11 @@ describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 
 	it('renews through n8n before using a token that is about to expire, in a later execution', async () => {
 		const credential = await connectedOAuthCredential(server);
-		const first = await runMcpChain([listTools], { credentials: { [TYPE]: credential } });
+		const first = await mcp.runMcpChain([listTools], { credentials: { [TYPE]: credential } });
 		expect(errorOf(first, 'List Tools')).toBeUndefined();
 		await new Promise((resolve) => setTimeout(resolve, 2_500));
 		const before = await server.stats();
-		const second = await runMcpChain([listTools], { credentials: first.credentials });
+		const second = await mcp.runMcpChain([listTools], { credentials: first.credentials });
 		expect(errorOf(second, 'List Tools')).toBeUndefined();
 		const after = await server.stats();
 		expect(after.refreshes - before.refreshes).toBe(1);
@@ -110,7 +99,7 @@ describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 	});
 
 	it('fails the node, saying to connect, when the credential was never connected', async () => {
-		const run = await runMcpChain([listTools], {
+		const run = await mcp.runMcpChain([listTools], {
 			credentials: { [TYPE]: { serverUrl: server.mcp, transport: 'auto', clientId: 'x' } },
 		});
 		expect(errorOf(run, 'List Tools')?.message).toMatch(
@@ -119,7 +108,7 @@ describe('MCP Client with the MCP Server (OAuth2) credential', () => {
 	});
 
 	it("answers n8n's Custom API Call, which n8n offers beside an OAuth2 credential, with what to use", async () => {
-		const run = await runMcpChain([oauthNode('Custom', { operation: '__CUSTOM_API_CALL__' })], {
+		const run = await mcp.runMcpChain([oauthNode('Custom', { operation: '__CUSTOM_API_CALL__' })], {
 			credentials: { [TYPE]: await connectedOAuthCredential(server) },
 		});
 		expect(errorOf(run, 'Custom')?.message).toMatch(
@@ -195,7 +184,7 @@ describe('MCP Client with a broken OAuth server', () => {
 			const server = await startOAuthServer(['--break', fault]);
 			const credential = refusedCredential(server);
 			const started = Date.now();
-			const run = await runMcpChain([listTools], { credentials: { [TYPE]: credential } });
+			const run = await mcp.runMcpChain([listTools], { credentials: { [TYPE]: credential } });
 			const error = errorOf(run, 'List Tools');
 			expect(`${error?.message} ${error?.description ?? ''}`).toMatch(expected);
 			expect(Date.now() - started).toBeLessThan(15_000);

@@ -1,6 +1,5 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import type { ResourceContent } from '../../lib/execution/resources';
-import { sharedPool } from '../../lib/mcp';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import {
 	getPromptArgumentFields,
@@ -9,41 +8,29 @@ import {
 } from '../../nodes/McpClient/methods';
 import { reply } from '../support/chatCompletionsStandIn';
 import { editorContextFor, errorOf, nodeTypesFrom, outputOf } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	httpCredential,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	stdioCredential,
-} from '../support/mcpWorkflow';
+import * as mcp from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../support/modelWorkflow';
 import { startOAuthServer, stopOAuthServers, type OAuthServerHandle } from '../support/oauthServer';
-import { everythingStdio, faultStdio, stopAllServers } from '../support/servers';
+import { everythingStdio } from '../support/servers';
 import { standInForEachTest } from '../support/standInPerTest';
 
 const api = standInForEachTest();
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-	await stopOAuthServers();
-});
+mcp.stopServersAfterAll(stopOAuthServers);
 
-const everything = { mcpStdioServerApi: stdioCredential(everythingStdio()) };
-const node = (name: string, parameters: IDataObject) => mcpClientNode(name, parameters);
+const everything = { mcpStdioServerApi: mcp.stdioCredential(everythingStdio()) };
+const node = (name: string, parameters: IDataObject) => mcp.mcpClientNode(name, parameters);
 const byUri = (value: string) => ({ __rl: true, mode: 'uri', value });
 const fromList = (value: string) => ({ __rl: true, mode: 'list', value });
 const promptForm = (value: IDataObject) => ({ mappingMode: 'defineBelow', value });
-const stepsOf = (json: IDataObject) => conversationOf(json).trace.map((entry) => entry.step);
-const lastEntry = (json: IDataObject) => conversationOf(json).trace.at(-1)!;
+const stepsOf = (json: IDataObject) => mcp.conversationOf(json).trace.map((entry) => entry.step);
+const lastEntry = (json: IDataObject) => mcp.conversationOf(json).trace.at(-1)!;
 
 async function runOne(nodes: INode[], credentials: Record<string, any> = everything) {
-	const run = await runMcpChain(nodes, { credentials });
+	const run = await mcp.runMcpChain(nodes, { credentials });
 	const last = nodes.at(-1)!.name;
 	expect(errorOf(run, last)).toBeUndefined();
 	const [item] = outputOf(run, last);
-	expectConversationItem(item.json);
+	mcp.expectConversationItem(item.json);
 	return { run, item };
 }
 
@@ -106,7 +93,7 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 		expect(Buffer.from(binary.data, 'base64').toString()).toMatch(
 			/^Resource 1: This is a base64 blob/,
 		);
-		const [text, read] = conversationOf(item.json).trace;
+		const [text, read] = mcp.conversationOf(item.json).trace;
 		expect(text).toMatchObject({
 			step: 'resources.read',
 			node: 'Text',
@@ -138,7 +125,7 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 			operation: 'readResource',
 			resource: byUri('={{ $json.resourceLinks[1].uri }}'),
 		});
-		const run = await runMcpChain([links, readLink], { credentials: everything });
+		const run = await mcp.runMcpChain([links, readLink], { credentials: everything });
 		const called = outputOf(run, 'Links')[0].json as any;
 		expect(called.resourceLinks).toEqual([
 			expect.objectContaining({ uri: 'demo://resource/dynamic/blob/1', name: 'Blob Resource 1' }),
@@ -148,7 +135,7 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 			/^Resource 2: This is a plaintext resource/,
 		);
 
-		const executed = await runMcpChain(
+		const executed = await mcp.runMcpChain(
 			[
 				node('Execute', { operation: 'executeToolCalls' }),
 				node('Read', {
@@ -158,10 +145,14 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 			],
 			{
 				credentials: everything,
-				inputItems: [{ json: { toolCalls: [pendingCall('get-resource-links', { count: 1 })] } }],
+				inputItems: [
+					{ json: { toolCalls: [mcp.pendingCall('get-resource-links', { count: 1 })] } },
+				],
 			},
 		);
-		const message = conversationOf(outputOf(executed, 'Execute')[0].json).messages.at(-1) as any;
+		const message = mcp
+			.conversationOf(outputOf(executed, 'Execute')[0].json)
+			.messages.at(-1) as any;
 		expect(message.content).toContain(
 			'[resource link: Blob Resource 1 demo://resource/dynamic/blob/1]',
 		);
@@ -177,13 +168,13 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 			prompt: fromList('args-prompt'),
 			promptArguments: promptForm({ city: '={{ $json.city }}', state: '' }),
 		});
-		const run = await runMcpChain([prompt, modelNode('Model', {})], {
+		const run = await mcp.runMcpChain([prompt, modelNode('Model', {})], {
 			credentials: { ...everything, ...standInCredential(api) },
 			nodeTypes: modelNodeTypes(),
 			inputItems: [{ json: { city: 'Paris' } }],
 		});
 		const prompted = outputOf(run, 'Prompt')[0].json;
-		expect(conversationOf(prompted).messages).toEqual([
+		expect(mcp.conversationOf(prompted).messages).toEqual([
 			{ role: 'user', content: "What's weather in Paris?" },
 		]);
 		expect(lastEntry(prompted)).toMatchObject({
@@ -206,7 +197,7 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 				promptArguments: promptForm({ resourceType: 'Text', resourceId: '3' }),
 			}),
 		]);
-		const [intro, embedded] = conversationOf(item.json).messages;
+		const [intro, embedded] = mcp.conversationOf(item.json).messages;
 		expect(intro.content).toMatch(/includes the Text resource with id: 3/);
 		expect(embedded.content).toMatch(
 			/^\[resource demo:\/\/resource\/dynamic\/text\/3\]\nResource 3: This is a plaintext resource/,
@@ -214,7 +205,7 @@ describe('MCP Client: resources and prompts of server-everything', () => {
 	});
 
 	it('refuses a prompt whose required argument is empty, naming it', async () => {
-		const run = await runMcpChain(
+		const run = await mcp.runMcpChain(
 			[
 				node('Prompt', {
 					operation: 'getPrompt',
@@ -259,13 +250,13 @@ describe('MCP Client: resources and prompts, paging and errors', () => {
 	beforeAll(async () => {
 		server = await startOAuthServer(['--no-auth']);
 	});
-	const paged = () => ({ mcpHttpServerApi: httpCredential(server.mcp) });
+	const paged = () => ({ mcpHttpServerApi: mcp.httpCredential(server.mcp) });
 	const httpNode = (name: string, parameters: IDataObject) =>
-		mcpClientNode(name, { connectionType: 'http', ...parameters });
+		mcp.mcpClientNode(name, { connectionType: 'http', ...parameters });
 
 	it('lists every page, once per execution for all items', async () => {
 		const before = await server.stats();
-		const run = await runMcpChain(
+		const run = await mcp.runMcpChain(
 			[
 				httpNode('Resources', { operation: 'listResources' }),
 				httpNode('Templates', { operation: 'listResourceTemplates' }),
@@ -291,7 +282,7 @@ describe('MCP Client: resources and prompts, paging and errors', () => {
 			operation: 'readResource',
 			resource: byUri('={{ $json.uri }}'),
 		});
-		const run = await runMcpChain([{ ...read, continueOnFail: true }], {
+		const run = await mcp.runMcpChain([{ ...read, continueOnFail: true }], {
 			credentials: paged(),
 			inputItems: [{ json: { uri: 'memo://notes/2' } }, { json: { uri: 'memo://notes/99' } }],
 		});
@@ -301,8 +292,8 @@ describe('MCP Client: resources and prompts, paging and errors', () => {
 	});
 
 	it('says so when a server offers no resources or prompts', async () => {
-		const run = await runMcpChain([node('Resources', { operation: 'listResources' })], {
-			credentials: { mcpStdioServerApi: stdioCredential(faultStdio()) },
+		const run = await mcp.runMcpChain([node('Resources', { operation: 'listResources' })], {
+			credentials: mcp.faultCredentials(),
 		});
 		expect(errorOf(run, 'Resources')?.message).toMatch(
 			/The server offers no resources \(it declared no resources capability\)/,

@@ -1,40 +1,29 @@
 import { readFileSync } from 'node:fs';
 import { McpConnection, sharedPool } from '../../lib/mcp';
 import { outputOf } from '../support/engine';
-import {
-	conversationOf,
-	expectConversationItem,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	stdioCredential,
-	toolMessages,
-} from '../support/mcpWorkflow';
-import { faultStdio, isProcessAlive, stopAllServers } from '../support/servers';
+import * as mcp from '../support/mcpWorkflow';
+import { isProcessAlive } from '../support/servers';
 
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
-});
+mcp.stopServersAfterAll();
 
-const credentials = { mcpStdioServerApi: stdioCredential(faultStdio()) };
-const listTools = mcpClientNode('List Tools', { operation: 'listTools' });
+const credentials = mcp.faultCredentials();
+const listTools = mcp.mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (concurrency: number) =>
-	mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } });
+	mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } });
 
 const call = (id: string, name: string, args: Record<string, unknown> = {}) =>
-	pendingCall(name, args, id);
+	mcp.pendingCall(name, args, id);
 /** The item's tools.call.result entries, one per answered call, in call order. */
-const callResults = (json: Parameters<typeof conversationOf>[0]) =>
-	conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
+const callResults = (json: Parameters<typeof mcp.conversationOf>[0]) =>
+	mcp.conversationOf(json).trace.filter((entry) => entry.step === 'tools.call.result');
 
 /** One item calling `counter` then `pid`: the count so far and the server process that answered. */
 async function countAndPid(): Promise<{ count: number; pid: number }> {
-	const run = await runMcpChain([listTools, execute(1)], {
+	const run = await mcp.runMcpChain([listTools, execute(1)], {
 		credentials,
 		inputItems: [{ json: { toolCalls: [call('count', 'counter'), call('pid', 'pid')] } }],
 	});
-	const [count, pid] = toolMessages(outputOf(run, 'Execute')[0].json);
+	const [count, pid] = mcp.toolMessages(outputOf(run, 'Execute')[0].json);
 	expect([count.isError, pid.isError]).toEqual([undefined, undefined]);
 	return {
 		count: count.structuredContent?.count as number,
@@ -92,7 +81,7 @@ describe('MCP Client: many items on one pooled server', () => {
 		let items;
 		try {
 			items = outputOf(
-				await runMcpChain([listTools, execute(8)], { credentials, inputItems }),
+				await mcp.runMcpChain([listTools, execute(8)], { credentials, inputItems }),
 				'Execute',
 			);
 		} finally {
@@ -110,8 +99,8 @@ describe('MCP Client: many items on one pooled server', () => {
 
 		const counts: number[] = [];
 		for (const [index, item] of items.entries()) {
-			expectConversationItem(item.json);
-			const messages = toolMessages(item.json);
+			mcp.expectConversationItem(item.json);
+			const messages = mcp.toolMessages(item.json);
 			expect(messages.map((message) => [message.tool_call_id, message.isError])).toEqual([
 				[`count_${index}`, undefined],
 				[`echo_${index}`, undefined],
@@ -160,7 +149,7 @@ describe('MCP Client: many items on one pooled server', () => {
 		let items;
 		try {
 			items = outputOf(
-				await runMcpChain([listTools, execute(4)], { credentials, inputItems }),
+				await mcp.runMcpChain([listTools, execute(4)], { credentials, inputItems }),
 				'Execute',
 			);
 		} finally {
@@ -172,8 +161,8 @@ describe('MCP Client: many items on one pooled server', () => {
 		const lost: number[] = [];
 		const answeredPids = new Set<number>();
 		for (const [index, item] of items.entries()) {
-			expectConversationItem(item.json);
-			const [slow, pidMessage] = toolMessages(item.json);
+			mcp.expectConversationItem(item.json);
+			const [slow, pidMessage] = mcp.toolMessages(item.json);
 			const [slowTrace, pidTrace] = callResults(item.json);
 			expect([slowTrace.callId, pidTrace.callId]).toEqual([`slow_${index}`, `pid_${index}`]);
 			expect([slow.tool_call_id, pidMessage.tool_call_id]).toEqual([

@@ -30,20 +30,12 @@ import {
 	stderrBeforeCrash,
 	type LeakSetting,
 } from '../support/leakScenarios';
-import {
-	callTraces,
-	mcpClientNode,
-	pendingCall,
-	runMcpChain,
-	stdioCredential,
-	toolMessages,
-} from '../support/mcpWorkflow';
+import * as mcp from '../support/mcpWorkflow';
 import { bytesByPlace, PLACES, type Observed } from '../support/observe';
 import {
 	faultStdio,
 	listTestServerProcesses,
 	RUN_ID_VARIABLE,
-	stopAllServers,
 	type FaultServerOptions,
 } from '../support/servers';
 
@@ -51,9 +43,8 @@ process.env.N8N_LOG_LEVEL = 'debug';
 jest.setTimeout(60 * 60_000);
 
 const figures: Array<[string, string]> = [];
-afterAll(async () => {
-	await sharedPool.closeAll();
-	await stopAllServers();
+mcp.stopServersAfterAll();
+afterAll(() => {
 	const width = Math.max(...figures.map(([name]) => name.length));
 	process.stdout.write(
 		`\nAdversarial probe\n${figures.map(([name, value]) => `  ${name.padEnd(width)}  ${value}`).join('\n')}\n\n`,
@@ -221,12 +212,12 @@ describe('adversarial probe', () => {
 		const inputs = [
 			...raw.map((text) => ({
 				label: text.slice(0, 40),
-				call: pendingCall('received', text),
+				call: mcp.pendingCall('received', text),
 				text,
 			})),
 			...objects.map((value) => ({
 				label: String(canonicalJson(value)).slice(0, 40),
-				call: { ...pendingCall('received', {}), arguments: value, rawArguments: '' },
+				call: { ...mcp.pendingCall('received', {}), arguments: value, rawArguments: '' },
 				text: undefined,
 			})),
 		];
@@ -238,10 +229,12 @@ describe('adversarial probe', () => {
 			for (const { label, call, text } of inputs) {
 				const outcome = await within(
 					60_000,
-					runMcpChain([mcpClientNode('Execute', { operation: 'executeToolCalls' })], {
-						credentials,
-						inputItems: [{ json: { toolCalls: [call] } }],
-					}).catch((error: Error) => error),
+					mcp
+						.runMcpChain([mcp.mcpClientNode('Execute', { operation: 'executeToolCalls' })], {
+							credentials,
+							inputItems: [{ json: { toolCalls: [call] } }],
+						})
+						.catch((error: Error) => error),
 				);
 				if (outcome === 'hang') {
 					hangs.push(label);
@@ -270,31 +263,31 @@ describe('adversarial probe', () => {
 		const fault = (
 			name: string,
 			server: FaultServerOptions | 'start fails',
-			call: ReturnType<typeof pendingCall>,
+			call: ReturnType<typeof mcp.pendingCall>,
 			options: IDataObject = {},
 		) => ({ name, server, call, options });
 		const faults = [
-			fault('crash', {}, pendingCall('crash')),
-			fault('hang past the timeout', {}, pendingCall('hang'), { timeoutMs: 500 }),
-			fault('garbage on stdout', {}, pendingCall('garbage')),
-			fault('-32000 error', {}, pendingCall('server_error')),
-			fault('-32602 error', {}, pendingCall('throws')),
-			fault('output breaks its schema', {}, pendingCall('bad_output')),
-			fault('progress forever', {}, pendingCall('progress_forever'), {
+			fault('crash', {}, mcp.pendingCall('crash')),
+			fault('hang past the timeout', {}, mcp.pendingCall('hang'), { timeoutMs: 500 }),
+			fault('garbage on stdout', {}, mcp.pendingCall('garbage')),
+			fault('-32000 error', {}, mcp.pendingCall('server_error')),
+			fault('-32602 error', {}, mcp.pendingCall('throws')),
+			fault('output breaks its schema', {}, mcp.pendingCall('bad_output')),
+			fault('progress forever', {}, mcp.pendingCall('progress_forever'), {
 				timeoutMs: 300,
 				maxTotalMs: 1_500,
 			}),
-			fault('stdout closed, process runs', {}, pendingCall('close_stdout')),
-			fault('frozen process', {}, pendingCall('freeze'), { timeoutMs: 500 }),
-			fault('notification flood', {}, pendingCall('flood', { ms: 1_000 })),
-			fault('50 MB result', {}, pendingCall('huge', { mb: 50 }), { maxResultMb: 1 }),
-			fault('result nested 3,000 deep', {}, pendingCall('deep', { depth: 3_000 })),
-			fault('invalid tools listed', { invalidTools: true }, pendingCall('string_schema')),
-			fault('tools/list refused', { failingList: true }, pendingCall('not_listed')),
-			fault('never answers initialize', { mute: true }, pendingCall('echo', { text: 'x' }), {
+			fault('stdout closed, process runs', {}, mcp.pendingCall('close_stdout')),
+			fault('frozen process', {}, mcp.pendingCall('freeze'), { timeoutMs: 500 }),
+			fault('notification flood', {}, mcp.pendingCall('flood', { ms: 1_000 })),
+			fault('50 MB result', {}, mcp.pendingCall('huge', { mb: 50 }), { maxResultMb: 1 }),
+			fault('result nested 3,000 deep', {}, mcp.pendingCall('deep', { depth: 3_000 })),
+			fault('invalid tools listed', { invalidTools: true }, mcp.pendingCall('string_schema')),
+			fault('tools/list refused', { failingList: true }, mcp.pendingCall('not_listed')),
+			fault('never answers initialize', { mute: true }, mcp.pendingCall('echo', { text: 'x' }), {
 				timeoutMs: 1_000,
 			}),
-			fault('exits at start', 'start fails', pendingCall('echo', { text: 'x' })),
+			fault('exits at start', 'start fails', mcp.pendingCall('echo', { text: 'x' })),
 		];
 		const ITEMS = 4;
 		const lost: string[] = [];
@@ -305,22 +298,22 @@ describe('adversarial probe', () => {
 					mcpStdioServerApi:
 						server === 'start fails'
 							? failingStart('unused-secret-value')
-							: stdioCredential(faultStdio({ hostile: true, ...server })),
+							: mcp.stdioCredential(faultStdio({ hostile: true, ...server })),
 				};
 				const inputItems: INodeExecutionData[] = Array.from({ length: ITEMS }, (_, index) => ({
 					json: {
 						toolCalls: [
 							{ ...call, id: `${call.id}_${index}` },
-							pendingCall('echo', { text: `item ${index}` }),
+							mcp.pendingCall('echo', { text: `item ${index}` }),
 						],
 					},
 				}));
 				const run = await within(
 					120_000,
-					runMcpChain(
+					mcp.runMcpChain(
 						[
 							{
-								...mcpClientNode('Execute', { operation: 'executeToolCalls', options }),
+								...mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', options }),
 								onError: 'continueRegularOutput',
 							},
 						],
@@ -344,12 +337,12 @@ describe('adversarial probe', () => {
 	it('keeps heap, RSS and open files flat over 10,000 pooled executions', async () => {
 		const gc = (globalThis as { gc?: () => void }).gc;
 		if (!gc) throw new Error('Run the probe with node --expose-gc (npm run probe does)');
-		const credentials = { mcpStdioServerApi: stdioCredential(faultStdio({ name: 'memory' })) };
+		const credentials = { mcpStdioServerApi: mcp.stdioCredential(faultStdio({ name: 'memory' })) };
 		const execution = (index: number) =>
-			runMcpChain([mcpClientNode('Execute', { operation: 'executeToolCalls' })], {
+			mcp.runMcpChain([mcp.mcpClientNode('Execute', { operation: 'executeToolCalls' })], {
 				credentials,
 				inputItems: [
-					{ json: { toolCalls: [pendingCall('echo', { text: `execution ${index}` })] } },
+					{ json: { toolCalls: [mcp.pendingCall('echo', { text: `execution ${index}` })] } },
 				],
 			});
 		const sample = () => {
@@ -367,7 +360,7 @@ describe('adversarial probe', () => {
 			samples.push(sample());
 			for (let index = 1; index <= 10_000; index++) {
 				const run = await execution(index);
-				if (toolMessages(outputOf(run, 'Execute')[0].json)[0]?.content !== `execution ${index}`)
+				if (mcp.toolMessages(outputOf(run, 'Execute')[0].json)[0]?.content !== `execution ${index}`)
 					throw new Error(`Execution ${index} did not answer`);
 				if (index % 1_000 === 0) samples.push(sample());
 			}
@@ -391,7 +384,7 @@ describe('adversarial probe', () => {
  */
 function wrongServerCall(run: EngineRun, sent: unknown): string | undefined {
 	const [item] = outputOf(run, 'Execute');
-	const [result] = callTraces(item.json);
+	const [result] = mcp.callTraces(item.json);
 	const requested = (item.json.trace as IDataObject[]).some(
 		(entry) => entry.step === 'tools.call.request',
 	);
@@ -400,7 +393,7 @@ function wrongServerCall(run: EngineRun, sent: unknown): string | undefined {
 	if (expected === undefined) return 'called with arguments it should have refused';
 	// The server's own failure on what it got is the server's; what it got is compared when it says.
 	if (result?.status !== 'ok') return undefined;
-	const received = JSON.parse(toolMessages(item.json)[0].content) as unknown;
+	const received = JSON.parse(mcp.toolMessages(item.json)[0].content) as unknown;
 	return canonicalJson(received) === canonicalJson(expected)
 		? undefined
 		: `received ${canonicalJson(received).slice(0, 80)}`;
@@ -443,7 +436,7 @@ function itemsLost(run: EngineRun, expected: number): string[] {
 	return output.flatMap((item, index) => {
 		if (item.json.error !== undefined) return [];
 		const unanswered = (item.json.toolCalls as unknown[]).length;
-		const answered = toolMessages(item.json).length;
+		const answered = mcp.toolMessages(item.json).length;
 		return unanswered === 0 && answered === 2
 			? []
 			: [`item ${index}: ${answered} of 2 calls answered`];

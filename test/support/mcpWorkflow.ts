@@ -7,8 +7,10 @@ import type {
 import type { Conversation, ToolMessage } from '../../lib/conversation/types';
 import type { HttpServerConfig, StdioServerConfig } from '../../lib/mcp/config';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
+import { sharedPool } from '../../lib/mcp';
 import { CREDENTIAL_TYPES, type ConnectionType } from '../../nodes/McpClient/serverConfig';
 import { nodeTypesFrom, runWorkflow, type EngineRun, type NodeTypeMap } from './engine';
+import { faultStdio, stopAllServers } from './servers';
 
 export { expectConversationItem } from './contract';
 
@@ -22,6 +24,21 @@ export function stdioCredential(config: StdioServerConfig): ICredentialDataDecry
 		environment: { variable: Object.entries(config.env).map(([name, value]) => ({ name, value })) },
 		cwd: config.cwd ?? '',
 	};
+}
+
+/** The fault server over stdio, as the credentials of a workflow run. */
+export const faultCredentials = () => ({ mcpStdioServerApi: stdioCredential(faultStdio()) });
+
+/**
+ * Once the file's tests are done: the shared pool's connections closed, then whatever else the
+ * file started (`more`), then every server process the tests started stopped.
+ */
+export function stopServersAfterAll(...more: Array<() => Promise<void>>): void {
+	afterAll(async () => {
+		await sharedPool.closeAll();
+		for (const stop of more) await stop();
+		await stopAllServers();
+	});
 }
 
 /** An HTTP server as the MCP Server (HTTP) credential stores it. */

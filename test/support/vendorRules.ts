@@ -121,17 +121,7 @@ const ANNOTATIONS = new Set([
 	'writeOnly',
 	'default',
 ]);
-const STRICT_FORMATS = [
-	'date-time',
-	'time',
-	'date',
-	'duration',
-	'email',
-	'hostname',
-	'ipv4',
-	'ipv6',
-	'uuid',
-];
+const STRICT_FORMATS = 'date-time time date duration email hostname ipv4 ipv6 uuid'.split(' ');
 
 /** Each subschema of a JSON Schema with its path. */
 function* subschemas(schema: unknown, path = '#'): Generator<[Json, string]> {
