@@ -1,6 +1,7 @@
 import type { Conversation, TraceEntry } from '../conversation/types';
 import type { Dialect, ModelSettings, ModelTurn, NotStrict } from '../dialects/types';
 import type { Exchange } from '../model/transport';
+import { compactModelRequest } from '../trace/compact';
 import { traceEntry, type TracePolicy } from '../trace/entries';
 import { applyModelTurn } from './applyTurn';
 import type { ModelEndpoint } from './endpoint';
@@ -56,6 +57,9 @@ export async function takeModelTurn(
 		notStrict,
 		context,
 	);
+	// Full payloads keep of the request only what the trace does not already hold.
+	if (context.tracePolicy.payloads === 'full')
+		trace[0] = compactModelRequest(trace[0], conversation.trace);
 	return {
 		conversation: { ...next, trace: [...next.trace, ...trace] },
 		turn: { ...turn, round, durationMs: Date.now() - startedAt },

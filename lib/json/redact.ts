@@ -141,8 +141,28 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		const hidden = jsonText(visit(parsed, true, NO_PATHS));
 		return hidden === jsonText(parsed) ? value : (hidden as string);
 	};
+	/** Whether any text in the value holds a secret; walked without copying, and without recursion. */
+	const holdsSecret = (root: unknown): boolean => {
+		const matchers = matchersNow();
+		if (!matchers) return false;
+		const stack = [root];
+		const seen = new Set<object>();
+		while (stack.length > 0) {
+			const value = stack.pop();
+			if (typeof value === 'string') {
+				if (value.search(matchers.text) !== -1) return true;
+			} else if (value !== null && typeof value === 'object' && !seen.has(value)) {
+				seen.add(value);
+				for (const inner of Array.isArray(value) ? value : Object.values(value)) stack.push(inner);
+			}
+		}
+		return false;
+	};
 	return {
-		values: (value) => visit(value, false, NO_PATHS) as typeof value,
+		// A value without secrets comes back as it is, not copied: n8n stores the objects that
+		// items of successive nodes share once, which keeps long conversations' executions small.
+		values: (value) =>
+			holdsSecret(value) ? (visit(value, false, NO_PATHS) as typeof value) : value,
 		all: (value) => visit(value, true, paths) as typeof value,
 		adjacent: (texts) => {
 			const matchers = matchersNow();

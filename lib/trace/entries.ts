@@ -21,8 +21,12 @@ export type TraceStep =
 	| 'approval.decision';
 
 export interface TracePolicy {
-	/** Full JSON, or metadata only (sizes, names, statuses) for workflows whose payloads are large or sensitive. */
-	payloads: 'full' | 'metadata';
+	/**
+	 * Full JSON (what an earlier entry of the item holds is referred to: lib/trace/compact.ts),
+	 * every byte of every payload kept whole, or metadata only (sizes, names, statuses) for
+	 * workflows whose payloads are large or sensitive.
+	 */
+	payloads: 'full' | 'verbatim' | 'metadata';
 	/** Payloads larger than this are left out even in full mode, with the reason said. */
 	maxPayloadBytes: number;
 	redactor: Redactor;

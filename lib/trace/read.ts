@@ -1,6 +1,7 @@
 import { describeType } from '../conversation/read';
 import type { TraceEntry } from '../conversation/types';
 import { excerpt, isRecord } from '../json/value';
+import { expandTrace, TraceRebuildError } from './compact';
 import { JsonLinesError, parseJsonLines } from './jsonl';
 
 /** A trace entry with the keys of docs/trace.md that comparing and exporting read. */
@@ -20,10 +21,16 @@ const EXPECTED =
 
 /**
  * A trace from what users have: an item's json (`{ trace: [...] }`), a list of entries, or the
- * text of a JSON file or of the JSON Lines export.
+ * text of a JSON file or of the JSON Lines export; compact entries come back whole.
  */
 export function readTrace(source: unknown): RecordedEntry[] {
-	return typeof source === 'string' ? readTraceText(source) : readTraceValue(source);
+	const entries = typeof source === 'string' ? readTraceText(source) : readTraceValue(source);
+	try {
+		return expandTrace(entries);
+	} catch (error) {
+		if (error instanceof TraceRebuildError) throw new TraceReadError(error.message);
+		throw error;
+	}
 }
 
 function readTraceText(text: string): RecordedEntry[] {

@@ -24,7 +24,14 @@ export const traceOptionsProperty: INodeProperties = {
 				{
 					name: 'Full JSON',
 					value: 'full',
-					description: 'Each step with the JSON it sent or received',
+					description:
+						'Each step with the JSON it sent or received; of a model request only what earlier steps of the item do not hold',
+				},
+				{
+					name: 'Full JSON, Every Request Whole',
+					value: 'verbatim',
+					description:
+						'Each model request kept whole, every round, as sent (long conversations grow with the square of their rounds)',
 				},
 				{
 					name: 'Metadata Only',

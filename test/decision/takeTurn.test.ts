@@ -114,6 +114,34 @@ describe('takeModelTurn', () => {
 		expect(request.replayed).toBeUndefined();
 	});
 
+	it('keeps of a later request what the trace does not hold, or every byte with Every Request Whole', async () => {
+		const answered = {
+			...opening,
+			rounds: 1,
+			messages: [
+				...opening.messages,
+				{ role: 'assistant' as const, content: 'Which number should I add 2 to?' },
+				{ role: 'user' as const, content: 'To 40, please.' },
+			],
+		};
+		const secondRequest = async (payloads: 'full' | 'verbatim') => {
+			const endpoint = answering(callingAdd);
+			const policy = { ...contextWith(endpoint).tracePolicy, payloads };
+			const first = await takeModelTurn(opening, contextWith(endpoint, { tracePolicy: policy }));
+			const next = { ...answered, trace: first.conversation.trace };
+			const second = await takeModelTurn(next, contextWith(endpoint, { tracePolicy: policy }));
+			return { entry: second.conversation.trace[2], sent: endpoint.requests[1].body };
+		};
+		const compact = await secondRequest('full');
+		expect(compact.entry.compacted).toEqual(['messages', 'tools']);
+		expect(compact.entry.payload).toMatchObject({
+			messages: { sameAsRound: 1, first: 1, then: (compact.sent as any).messages.slice(1) },
+		});
+		const verbatim = await secondRequest('verbatim');
+		expect(verbatim.entry.compacted).toBeUndefined();
+		expect(verbatim.entry.payload).toEqual(verbatim.sent);
+	});
+
 	it('drops the nulls strict mode added from calls to tools sent strict, and only those', async () => {
 		const strict = { ...settings, strict: true };
 		const { conversation } = await takeModelTurn(

@@ -11,6 +11,7 @@ import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { everythingStdio } from '../support/servers';
 import { standInForEachTest } from '../support/standInPerTest';
 import { TOOL_LOOP_ORDER } from '../support/toolLoopOrder';
+import { readTrace } from '../../lib/trace/read';
 
 const api = standInForEachTest();
 stopServersAfterAll();
@@ -108,6 +109,8 @@ describe('example: the manual MCP tool loop', () => {
 		// Round 3: the answer leaves by Final Answer.
 		expect(models[2].outputs[0]).toEqual([]);
 		const final = models[2].outputs[1][0].json as any;
+		// The trace as show, diff and replay read it: compact requests rebuilt whole.
+		const trace = readTrace(final) as any[];
 		expect(final.messages).toEqual([
 			system,
 			user,
@@ -151,7 +154,7 @@ describe('example: the manual MCP tool loop', () => {
 			['tools.call.request', round, execute],
 			['tools.call.result', round, execute],
 		];
-		expect(final.trace.map((entry: any) => [entry.step, entry.round, entry.node])).toEqual([
+		expect(trace.map((entry: any) => [entry.step, entry.round, entry.node])).toEqual([
 			['tools.list', 0, 'List Tools'],
 			['model.request', 1, 'Model'],
 			['model.response', 1, 'Model'],
@@ -162,11 +165,11 @@ describe('example: the manual MCP tool loop', () => {
 			['model.request', 3, 'Model'],
 			['model.response', 3, 'Model'],
 		]);
-		const started = final.trace.map((entry: any) => Date.parse(entry.at));
+		const started = trace.map((entry: any) => Date.parse(entry.at));
 		expect(started.every((at: number) => Number.isFinite(at))).toBe(true);
 		expect(started).toEqual([...started].sort((a, b) => a - b));
 		// Every step carries its JSON, measured: nothing left out at the default settings.
-		for (const entry of final.trace) {
+		for (const entry of trace) {
 			expect({
 				step: entry.step,
 				round: entry.round,
@@ -183,7 +186,7 @@ describe('example: the manual MCP tool loop', () => {
 				bytes: Buffer.byteLength(JSON.stringify(entry.payload)),
 			});
 		}
-		const [listed, ...steps] = final.trace;
+		const [listed, ...steps] = trace;
 		expect(listed.payload.map((tool: any) => tool.name)).toEqual([
 			'echo',
 			'get-sum',
@@ -238,6 +241,20 @@ describe('example: the manual MCP tool loop', () => {
 			['call_echo', 'ok', [{ type: 'text', text: echoResult.content }]],
 		]);
 		expect(JSON.stringify(final)).not.toContain('sk-loop-test-key');
+		// As stored, rounds 2 and 3 keep of their request only the two messages new since the last one.
+		const sentMessages = (index: number) => (api.requests[index].body as any).messages;
+		expect(sentMessages(2)).toHaveLength(6);
+		const stored = final.trace.filter((entry: any) => entry.step === 'model.request');
+		expect(stored.map((entry: any) => entry.compacted)).toEqual([
+			undefined,
+			['messages', 'tools'],
+			['messages', 'tools'],
+		]);
+		expect(stored.slice(1).map((entry: any) => entry.payload.messages)).toEqual([
+			{ sameAsRound: 1, first: 2, then: sentMessages(1).slice(2) },
+			{ sameAsRound: 2, first: 4, then: sentMessages(2).slice(4) },
+		]);
+		expect(stored[2].payload.tools).toEqual({ sameAsRound: 2 });
 	});
 
 	it('gives the same items streamed and not streamed', async () => {

@@ -50,6 +50,19 @@ describe('createRedactor', () => {
 		expect(redactor.all(`Bearer ${SECRET}`)).toBe('Bearer [redacted]');
 	});
 
+	it('gives back with values() the very value that holds no secret, and a copy of one that does', () => {
+		const redactor = createRedactor({ secrets: ['sk-live-abcdef123456'] });
+		const clean = { trace: [{ step: 'model.request', payload: { text: 'nothing to hide' } }] };
+		expect(redactor.values(clean)).toBe(clean);
+		const leaking: { trace: object[] } = {
+			trace: [clean.trace[0], { text: 'key sk-live-abcdef123456' }],
+		};
+		const hidden = redactor.values(leaking);
+		expect(hidden).not.toBe(leaking);
+		expect(hidden.trace[1]).toEqual({ text: 'key [redacted]' });
+		expect(leaking.trace[1]).toEqual({ text: 'key sk-live-abcdef123456' });
+	});
+
 	it('matches keys on their words: apiKey, X-Api-Key and API_KEY match api_key; max_tokens does not match token', () => {
 		const redactor = createRedactor({ secrets: [], keys: ['api_key', 'token'] });
 		expect(

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { readConversation } from '../../../lib/conversation/read';
 import { filterTools, mergeServerTools, type ToolFilter } from '../../../lib/conversation/tools';
 import { fingerprint } from '../../../lib/json/canonical';
+import { compactToolsList } from '../../../lib/trace/compact';
 import { traceEntry } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
@@ -30,7 +31,7 @@ export function listTools(
 		});
 		const offered = filterTools(tools, toolFilterOf(context, itemIndex));
 		const serverLabel = serverLabelOf(context, itemIndex, name);
-		const entry = traceEntry(
+		const listed = traceEntry(
 			'tools.list',
 			{ node: context.getNode().name, round, startedAt: started, durationMs },
 			{
@@ -44,6 +45,9 @@ export function listTools(
 			redaction.trace,
 			servers.replayed,
 		);
+		// Full payloads keep a list once: a later listing of the same tools names the earlier one.
+		const entry =
+			redaction.trace.payloads === 'full' ? compactToolsList(listed, conversation.trace) : listed;
 		const json = {
 			...conversation,
 			tools: mergeServerTools(conversation.tools, serverLabel, offered),
