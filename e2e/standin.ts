@@ -2,14 +2,17 @@
  * Runs a model API stand-in (test/support/standIn/) as its own process, scripted for one of the
  * example workflows, so a real n8n can talk to it: Chat Completions, or another vendor's wire format.
  *
- *   node e2e/standin.ts --scenario loop|webhook|schedule --state FILE [--api-key KEY] [--inbox FOLDER]
+ *   node e2e/standin.ts --scenario loop|webhook|schedule|sums --state FILE [--api-key KEY] [--inbox FOLDER]
  *                       [--dialect openaiChat|openaiResponses|anthropic|gemini|ollama]
  *
+ * A scenario's turns are served in the order requests come; `sums` (Chat Completions only) answers
+ * each request by what it holds instead, for requests that come at once.
  * Listens on a free 127.0.0.1 port. Once listening it writes `{"baseURL": …, "pid": …}` to FILE;
  * on SIGTERM or SIGINT it rewrites FILE with the requests it received and the turns left
  * unconsumed, then exits. Runs on Node 24's built-in type stripping: no build step.
  */
 import { writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
 import { registerHooks } from 'node:module';
 import { parseArgs } from 'node:util';
 import type { Turn } from '../test/support/standIn/index.ts';
@@ -88,6 +91,102 @@ export const SCENARIOS: Record<
 	},
 };
 
+// Request bodies are read as loose JSON.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
+/**
+ * Scenarios that answer each Chat Completions request by what it holds, not by when it came, so
+ * that conversations running at once (the queue-mode phase's concurrent webhook calls) each get
+ * their own answers.
+ */
+export const BY_REQUEST: Record<string, (body: Loose) => Turn> = {
+	// examples/webhook-agent.json asked "What is A + B?": get-sum with A and B, then, once the tool
+	// result is there, "A + B = S" with the S the MCP server's result gave.
+	sums: (body) => {
+		const messages: Loose[] = Array.isArray(body?.messages) ? body.messages : [];
+		const question = String(messages.findLast((message) => message.role === 'user')?.content);
+		const [, a = '?', b = '?'] = /What is (-?[\d.]+) \+ (-?[\d.]+)\?/.exec(question) ?? [];
+		const last = messages.at(-1);
+		if (last?.role !== 'tool') {
+			const args = JSON.stringify({ a: Number(a), b: Number(b) });
+			return reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: args }]);
+		}
+		const sum = / is (-?\d+(?:\.\d+)?)\.?$/.exec(String(last.content))?.[1];
+		return reply.text(`${a} + ${b} = ${sum ?? `? (tool result: ${String(last.content)})`}`);
+	},
+};
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+	return new Promise((resolve, reject) => {
+		const parts: Buffer[] = [];
+		request.on('data', (part: Buffer) => parts.push(part));
+		request.on('end', () => resolve(Buffer.concat(parts)));
+		request.on('error', reject);
+	});
+}
+
+const HOP_BY_HOP = new Set([
+	'connection',
+	'content-length',
+	'content-encoding',
+	'host',
+	'keep-alive',
+	'transfer-encoding',
+]);
+
+/**
+ * A front for the stand-in that scripts the one turn each model call gets from its body, then
+ * passes the call on: one call at a time, so each call gets the turn scripted for it.
+ */
+async function answerByRequest(
+	api: { baseURL: string; script(...turns: Turn[]): void; remaining(): number },
+	respond: (body: Loose) => Turn,
+): Promise<{ baseURL: string; close(): Promise<void> }> {
+	const inner = new URL(api.baseURL);
+	let turn = Promise.resolve();
+	const server = createServer((request, response) => {
+		const handled = turn.then(async () => {
+			const body = await readBody(request);
+			if (request.method === 'POST' && request.url?.endsWith('/chat/completions')) {
+				let parsed: Loose;
+				try {
+					parsed = JSON.parse(body.toString('utf8'));
+				} catch {
+					parsed = undefined;
+				}
+				// A call the stand-in refused leaves its turn unused, to be served to the next call
+				// (whose answer then shows the mix-up); the calls after it are in step again.
+				if (api.remaining() === 0) api.script(respond(parsed));
+			}
+			const headers = Object.entries(request.headers).filter(
+				([name, value]) => !HOP_BY_HOP.has(name) && typeof value === 'string',
+			) as Array<[string, string]>;
+			const passed = await fetch(`${inner.origin}${request.url ?? '/'}`, {
+				method: request.method,
+				headers,
+				body: ['GET', 'HEAD'].includes(request.method ?? 'GET') ? undefined : body,
+			});
+			const text = Buffer.from(await passed.arrayBuffer());
+			const back: Record<string, string> = {};
+			passed.headers.forEach((value, name) => {
+				if (!HOP_BY_HOP.has(name)) back[name] = value;
+			});
+			response.writeHead(passed.status, { ...back, 'content-length': String(text.length) });
+			response.end(text);
+		});
+		turn = handled.catch(() => {
+			response.destroy();
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as { port: number };
+	return {
+		baseURL: `http://127.0.0.1:${port}${inner.pathname}`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
 async function main(): Promise<void> {
 	const { values } = parseArgs({
 		options: {
@@ -99,9 +198,14 @@ async function main(): Promise<void> {
 		},
 	});
 	const scenario = SCENARIOS[values.scenario ?? ''];
-	if (!scenario || !values.state) {
+	const byRequest = BY_REQUEST[values.scenario ?? ''];
+	if (
+		(!scenario && !byRequest) ||
+		!values.state ||
+		(byRequest && values.dialect !== 'openaiChat')
+	) {
 		console.error(
-			`usage: node standin.ts --scenario ${Object.keys(SCENARIOS).join('|')} --state FILE [--api-key KEY] [--inbox FOLDER]`,
+			`usage: node standin.ts --scenario ${[...Object.keys(SCENARIOS), ...Object.keys(BY_REQUEST)].join('|')} --state FILE [--api-key KEY] [--inbox FOLDER] (${Object.keys(BY_REQUEST).join(', ')}: Chat Completions only)`,
 		);
 		process.exit(2);
 	}
@@ -109,12 +213,12 @@ async function main(): Promise<void> {
 	const api = await startStandIn(values.dialect as Parameters<typeof startStandIn>[0], {
 		apiKey: values['api-key'],
 	});
-	api.script(...scenario.turns({ inbox: values.inbox }));
-	writeFileSync(
-		stateFile,
-		JSON.stringify({ baseURL: api.baseURL, pid: process.pid, answer: scenario.answer }),
-	);
-	console.log(`stand-in (${values.scenario}) listening at ${api.baseURL}`);
+	const front = byRequest ? await answerByRequest(api, byRequest) : undefined;
+	if (scenario) api.script(...scenario.turns({ inbox: values.inbox }));
+	const baseURL = front?.baseURL ?? api.baseURL;
+	const answer = scenario?.answer;
+	writeFileSync(stateFile, JSON.stringify({ baseURL, pid: process.pid, answer }));
+	console.log(`stand-in (${values.scenario}) listening at ${baseURL}`);
 
 	let stopping = false;
 	const stop = async () => {
@@ -124,8 +228,8 @@ async function main(): Promise<void> {
 			stateFile,
 			JSON.stringify(
 				{
-					baseURL: api.baseURL,
-					answer: scenario.answer,
+					baseURL,
+					answer,
 					remaining: api.remaining(),
 					requests: api.requests,
 				},
@@ -133,6 +237,7 @@ async function main(): Promise<void> {
 				2,
 			),
 		);
+		await front?.close();
 		await api.close();
 		process.exit(0);
 	};
