@@ -9,13 +9,18 @@
  *      HTTP, then what the editor asks of the package there; examples/scheduled-inbox-summary.json
  *      published (its imported copy runs every 10 seconds, on the real MCP filesystem server);
  *      the approval example, one call approved and one declined (e2e/phases/approval.ts); the
- *      editor in Chromium (e2e/browser.ts); a remote MCP server behind OAuth 2.1 (e2e/phases/oauth.ts).
+ *      editor in Chromium (e2e/browser.ts); a remote MCP server behind OAuth 2.1 (e2e/phases/oauth.ts);
+ *   3. n8n's queue mode (e2e/phases/queue.ts): PostgreSQL and Redis (Debian's packages) started on
+ *      loopback ports, an `n8n start` main and two `n8n worker`s, the package installed into each
+ *      one's user folder; examples/webhook-agent.json answers 20 calls, 10 of them at once, all run
+ *      by the workers, each worker on its own pooled MCP server; after SIGTERM no server is left.
  * Prints PASS/FAIL per check and the time of each phase; exits non-zero on any failure.
  *
  * Settings (environment):
  *   E2E_SKIP_BUILD=1       pack dist/ as it is instead of running `npm run build` first
  *   E2E_SKIP_WEBHOOK=1     leave out the `n8n start` part (webhook, schedule, browser, OAuth)
  *   E2E_SKIP_BROWSER=1     leave out the browser
+ *   E2E_SKIP_QUEUE=1       leave out queue mode (PostgreSQL, Redis, a main and two workers)
  *   E2E_CHROMIUM=PATH      the Chromium to drive (default: chromium on PATH)
  *   E2E_UPDATE_DOCS=1      copy the screenshots the README shows to docs/ after a passing browser phase
  *   E2E_INSTALL_MODE=npm   install with a plain `npm install <tarball>` in .n8n/nodes (n8n 1.x's way)
@@ -42,6 +47,7 @@ import {
 	randomHex,
 } from './n8n.ts';
 import { headlessPhases } from './phases/headless.ts';
+import { queuePhase } from './phases/queue.ts';
 import { servedPhases } from './phases/served.ts';
 import { killProcesses, runProcesses, showLogTail, stopAllGroups } from './processes.ts';
 import { Results } from './results.ts';
@@ -202,12 +208,24 @@ async function main(ctx: RunContext): Promise<void> {
 		console.log(
 			'    E2E_SKIP_WEBHOOK=1: the webhook, scheduled, browser and OAuth parts are left out',
 		);
+	} else {
+		await servedPhases(ctx, {
+			servers: { everything, filesystem },
+			chromium,
+			updateDocs: env.E2E_UPDATE_DOCS === '1',
+		});
+	}
+	if (env.E2E_SKIP_QUEUE === '1') {
+		results.phaseEnd();
+		console.log(
+			'    E2E_SKIP_QUEUE=1: queue mode (PostgreSQL, Redis, main + 2 workers) is left out',
+		);
 		return;
 	}
-	await servedPhases(ctx, {
+	await queuePhase(ctx, {
 		servers: { everything, filesystem },
-		chromium,
-		updateDocs: env.E2E_UPDATE_DOCS === '1',
+		tarball: packed.tarball,
+		installMode: mode,
 	});
 }
 
