@@ -215,8 +215,10 @@ export async function queuePhase(ctx: RunContext, options: QueueOptions): Promis
 	}
 	const folder = join(ctx.runDir, 'queue');
 	mkdirSync(folder, { recursive: true });
-	// PostgreSQL's folder is one the postgres user may enter (the run folder is root's alone).
-	const pgFolder = mkdtempSync(join(process.env.TMPDIR ?? tmpdir(), 'n8n-e2e-pg.'));
+	// PostgreSQL's folder is one the postgres user may reach when we are root: the run folder is
+	// root's alone, and so may be a TMPDIR under /root.
+	const pgParent = programs.asPostgres.length > 0 ? '/tmp' : tmpdir();
+	const pgFolder = mkdtempSync(join(pgParent, 'n8n-e2e-pg.'));
 	const started: Started = { stores: [], n8n: [] };
 	try {
 		await queueMode(ctx, options, programs, folder, pgFolder, started);
