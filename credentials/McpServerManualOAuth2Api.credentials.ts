@@ -1,10 +1,5 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
-import {
-	mcpExtraHeadersProperty,
-	mcpServerUrlProperty,
-	mcpTransportProperty,
-	MCP_SERVER_ICON,
-} from '../nodes/shared/mcpHttpProperties';
+import { mcpOAuth2ConnectionProperties, MCP_SERVER_ICON } from '../nodes/shared/mcpHttpProperties';
 
 /**
  * An MCP server behind OAuth 2.1 for an n8n without MCP OAuth2 sign-in: n8n's generic OAuth2
@@ -24,10 +19,8 @@ export class McpServerManualOAuth2Api implements ICredentialType {
 	properties: INodeProperties[] = [
 		// MCP authorization requires PKCE (OAuth 2.1).
 		{ displayName: 'Grant Type', name: 'grantType', type: 'hidden', default: 'pkce' },
-		mcpServerUrlProperty(
+		...mcpOAuth2ConnectionProperties(
 			"The MCP endpoint. The authorization and token URLs below are its authorization server's: its /.well-known/oauth-authorization-server lists them.",
 		),
-		mcpTransportProperty,
-		mcpExtraHeadersProperty,
 	];
 }

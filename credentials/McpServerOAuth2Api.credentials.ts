@@ -1,10 +1,5 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
-import {
-	mcpExtraHeadersProperty,
-	mcpServerUrlProperty,
-	mcpTransportProperty,
-	MCP_SERVER_ICON,
-} from '../nodes/shared/mcpHttpProperties';
+import { mcpOAuth2ConnectionProperties, MCP_SERVER_ICON } from '../nodes/shared/mcpHttpProperties';
 
 /**
  * An MCP server behind OAuth 2.1, signed in with n8n's Connect button. It extends n8n's own MCP
@@ -30,10 +25,8 @@ export class McpServerOAuth2Api implements ICredentialType {
 			type: 'notice',
 			default: '',
 		},
-		mcpServerUrlProperty(
+		...mcpOAuth2ConnectionProperties(
 			'The MCP endpoint. Connect finds its authorization server there (protected resource metadata), registers n8n as a client and signs you in with PKCE.',
 		),
-		mcpTransportProperty,
-		mcpExtraHeadersProperty,
 	];
 }

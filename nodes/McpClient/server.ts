@@ -11,6 +11,7 @@ import {
 import type { BinaryStore } from '../../lib/execution/resultMessage';
 import type { ListingToolServer } from '../../lib/execution/toolServer';
 import { SchemaValidator } from '../../lib/schema/validator';
+import { readConversation } from '../../lib/conversation/read';
 import type { Conversation } from '../../lib/conversation/types';
 import type { StepTiming } from '../../lib/trace/entries';
 import { poolUseOf } from './operations/settings';
@@ -91,7 +92,7 @@ export function outputItemFor(item: INodeExecutionData): INodeExecutionData {
 }
 
 /** When a step of an item's conversation started and how long it took, for its trace entry. */
-export function stepTiming(
+function stepTiming(
 	context: IExecuteFunctions,
 	conversation: Conversation,
 	startedAt: number,
@@ -116,5 +117,46 @@ export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionD
 		for (let n = 2; item.binary[property]; n++) property = `${stem}_${n}`;
 		item.binary[property] = await context.helpers.prepareBinaryData(data, fileName, mimeType);
 		return property;
+	};
+}
+
+/** What a one-request operation (Get Prompt, Read Resource) has for writing its item. */
+export interface ServerAnswer<T> {
+	conversation: Conversation;
+	/** The item the operation writes (see outputItemFor). */
+	output: INodeExecutionData;
+	result: T;
+	/** The Server Label, or the server's own name. */
+	server: string;
+	storeBinary: BinaryStore;
+	/** The step's timing up to now, for its trace entry. */
+	timing: () => StepTiming;
+}
+
+/**
+ * Asks the server one request for an item: its conversation read first, then the answer with
+ * what writing the item needs.
+ */
+export function serverAsker(context: IExecuteFunctions, config: McpServerConfig) {
+	return async <T>(
+		item: INodeExecutionData,
+		itemIndex: number,
+		request: (connection: McpConnection) => Promise<T>,
+	): Promise<ServerAnswer<T>> => {
+		const conversation = readConversation(item.json);
+		const output = outputItemFor(item);
+		const startedAt = Date.now();
+		const { result, name } = await withConnection(context, config, async (connection) => ({
+			result: await request(connection),
+			name: connection.server.name,
+		}));
+		return {
+			conversation,
+			output,
+			result,
+			server: serverLabelOf(context, itemIndex, name),
+			storeBinary: binaryStoreFor(context, output),
+			timing: () => stepTiming(context, conversation, startedAt),
+		};
 	};
 }

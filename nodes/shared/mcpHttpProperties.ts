@@ -24,25 +24,29 @@ export const mcpTransportProperty: INodeProperties = {
 	],
 };
 
-/** The MCP endpoint of an OAuth2 credential: n8n's own `serverUrl`, which its Connect button discovers from. */
-export function mcpServerUrlProperty(description: string): INodeProperties {
-	return {
-		displayName: 'MCP Server URL',
-		name: 'serverUrl',
-		type: 'string',
-		default: '',
-		required: true,
-		placeholder: 'https://example.com/mcp',
-		description,
-	};
+/**
+ * The connection of an OAuth2 credential: the MCP endpoint as n8n's own `serverUrl` (which its
+ * Connect button discovers from), the transport, and headers sent besides the token.
+ */
+export function mcpOAuth2ConnectionProperties(serverUrlHelp: string): INodeProperties[] {
+	return [
+		{
+			displayName: 'MCP Server URL',
+			name: 'serverUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://example.com/mcp',
+			description: serverUrlHelp,
+		},
+		mcpTransportProperty,
+		namedValuesProperty({
+			displayName: 'Extra Headers',
+			name: 'headers',
+			entryName: 'header',
+			entryDisplayName: 'Header',
+			description:
+				'Sent on every request to the MCP server besides the OAuth token, values exactly as typed',
+		}),
+	];
 }
-
-/** Headers an OAuth2 credential sends besides its token. */
-export const mcpExtraHeadersProperty = namedValuesProperty({
-	displayName: 'Extra Headers',
-	name: 'headers',
-	entryName: 'header',
-	entryDisplayName: 'Header',
-	description:
-		'Sent on every request to the MCP server besides the OAuth token, values exactly as typed',
-});

@@ -4,7 +4,6 @@ import type {
 	INodeProperties,
 	ResourceMapperValue,
 } from 'n8n-workflow';
-import { readConversation } from '../../../lib/conversation/read';
 import {
 	promptArguments,
 	promptMessages,
@@ -15,13 +14,7 @@ import type { McpConnection, McpPrompt, McpServerConfig } from '../../../lib/mcp
 import { traceEntry } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import {
-	binaryStoreFor,
-	outputItemFor,
-	stepTiming,
-	serverLabelOf,
-	withConnection,
-} from '../server';
+import { serverAsker } from '../server';
 import { serverItemLocator } from './serverItemLocator';
 import { requestLimitsOf } from './settings';
 
@@ -77,38 +70,27 @@ export function getPrompt(
 		// A name the server does not list is the server's to refuse.
 		return listed ?? { name, arguments: [] };
 	};
+	const ask = serverAsker(context, config);
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const name = String(context.getNodeParameter('prompt', itemIndex, '', { extractValue: true }));
 		const form = context.getNodeParameter('promptArguments', itemIndex) as ResourceMapperValue;
-		const conversation = readConversation(item.json);
-		const output = outputItemFor(item);
 		const redaction = redactionFor(itemIndex);
-		const startedAt = Date.now();
-		const { args, result, server } = await withConnection(context, config, async (connection) => {
-			const args = promptArguments(await promptNamed(connection, name), form.value ?? {});
-			return {
-				args,
-				result: redactPromptResult(
-					await connection.getPrompt(name, args, limits),
-					redaction.redactor,
-				),
-				server: connection.server.name,
-			};
-		});
-		const { messages, binaryProperties } = await promptMessages(
-			result,
-			binaryStoreFor(context, output),
-			name,
+		const { conversation, output, result, server, storeBinary, timing } = await ask(
+			item,
+			itemIndex,
+			async (connection) => {
+				const args = promptArguments(await promptNamed(connection, name), form.value ?? {});
+				const answer = await connection.getPrompt(name, args, limits);
+				return { args, answer: redactPromptResult(answer, redaction.redactor) };
+			},
 		);
+		const { args, answer } = result;
+		const { messages, binaryProperties } = await promptMessages(answer, storeBinary, name);
 		const entry = traceEntry(
 			'prompts.get',
-			stepTiming(context, conversation, startedAt),
-			{
-				server: serverLabelOf(context, itemIndex, server),
-				prompt: name,
-				messageCount: messages.length,
-			},
-			{ arguments: args, result: promptResultForTrace(result, binaryProperties) },
+			timing(),
+			{ server, prompt: name, messageCount: messages.length },
+			{ arguments: args, result: promptResultForTrace(answer, binaryProperties) },
 			redaction.trace,
 		);
 		output.json = {

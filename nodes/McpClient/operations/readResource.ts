@@ -4,20 +4,13 @@ import {
 	type INodeExecutionData,
 	type INodeProperties,
 } from 'n8n-workflow';
-import { readConversation } from '../../../lib/conversation/read';
 import { redactReadResult } from '../../../lib/execution/redactResult';
 import { readContents, readResultForTrace } from '../../../lib/execution/resources';
 import type { McpServerConfig } from '../../../lib/mcp';
 import { traceEntry } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
-import {
-	binaryStoreFor,
-	outputItemFor,
-	stepTiming,
-	serverLabelOf,
-	withConnection,
-} from '../server';
+import { serverAsker } from '../server';
 import { serverItemLocator } from './serverItemLocator';
 import { requestLimitsOf } from './settings';
 
@@ -42,6 +35,7 @@ export function readResource(
 	config: McpServerConfig,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
+	const ask = serverAsker(context, config);
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const uri = String(
 			context.getNodeParameter('resource', itemIndex, '', { extractValue: true }),
@@ -52,22 +46,21 @@ export function readResource(
 				description: 'Pick one from the list, or give its URI (an expression works too)',
 			});
 		}
-		const conversation = readConversation(item.json);
-		const output = outputItemFor(item);
 		const redaction = redactionFor(itemIndex);
-		const startedAt = Date.now();
-		const { result, server } = await withConnection(context, config, async (connection) => ({
-			result: redactReadResult(
-				await connection.readResource(uri, requestLimitsOf(context)),
-				redaction.redactor,
-			),
-			server: connection.server.name,
-		}));
-		const contents = await readContents(result, binaryStoreFor(context, output));
+		const { conversation, output, result, server, storeBinary, timing } = await ask(
+			item,
+			itemIndex,
+			async (connection) =>
+				redactReadResult(
+					await connection.readResource(uri, requestLimitsOf(context)),
+					redaction.redactor,
+				),
+		);
+		const contents = await readContents(result, storeBinary);
 		const entry = traceEntry(
 			'resources.read',
-			stepTiming(context, conversation, startedAt),
-			{ server: serverLabelOf(context, itemIndex, server), uri, contentCount: contents.length },
+			timing(),
+			{ server, uri, contentCount: contents.length },
 			readResultForTrace(result, contents),
 			redaction.trace,
 		);

@@ -17,15 +17,8 @@ import type { AddressInfo, Socket } from 'node:net';
 import { WIRES, type DialectId, type RequestBodies } from './dialects';
 import type { AnswerTurn, Turn } from './turns';
 import { ruleViolations } from '../vendorRules';
-import {
-	isRecord,
-	type ModelCall,
-	type ModelEntry,
-	type Wire,
-	type WireOptions,
-	type WireReply,
-	type WireRequest,
-} from './wire';
+import { isRecord } from './wire';
+import type { ModelCall, ModelEntry, Wire, WireOptions, WireReply, WireRequest } from './wire';
 
 export interface RecordedRequest<Body = unknown> {
 	method: string;
