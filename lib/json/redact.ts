@@ -58,21 +58,11 @@ const NO_PATHS: Paths = [];
 
 export function createRedactor(rules: RedactionRules): Redactor {
 	const matchersNow = liveMatchers(rules.secrets);
-	const keyRules = (rules.keys ?? DEFAULT_SECRET_KEYS).map(words).filter((rule) => rule.length > 0);
+	const secretKey = secretKeyTest(rules.keys ?? DEFAULT_SECRET_KEYS);
 	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
 	const text = (value: string) => {
 		const matchers = matchersNow();
 		return matchers ? value.replace(matchers.text, REDACTED) : value;
-	};
-	const secretKeys = new Map<string, boolean>();
-	const secretKey = (key: string) => {
-		let known = secretKeys.get(key);
-		if (known === undefined) {
-			const keyWords = words(key);
-			known = keyRules.some((rule) => containsRun(keyWords, rule));
-			if (secretKeys.size < 10_000) secretKeys.set(key, known);
-		}
-		return known;
 	};
 
 	/**
@@ -252,6 +242,31 @@ function setOwn(target: Frame['target'], key: string | number, value: unknown): 
 			configurable: true,
 		});
 	else (target as Record<string, unknown>)[key] = value;
+}
+
+/**
+ * Whether a key names a secret under these key rules. The verdicts are kept per list of rules,
+ * for every redactor of that list: nodes make a redactor per item, and the keys recur.
+ */
+const keyVerdicts = new Map<string, (key: string) => boolean>();
+function secretKeyTest(keys: readonly string[]): (key: string) => boolean {
+	const rulesKey = JSON.stringify(keys);
+	let test = keyVerdicts.get(rulesKey);
+	if (test) return test;
+	const keyRules = keys.map(words).filter((rule) => rule.length > 0);
+	const verdicts = new Map<string, boolean>();
+	test = (key) => {
+		let known = verdicts.get(key);
+		if (known === undefined) {
+			const keyWords = words(key);
+			known = keyRules.some((rule) => containsRun(keyWords, rule));
+			if (verdicts.size < 10_000) verdicts.set(key, known);
+		}
+		return known;
+	};
+	if (keyVerdicts.size >= 32) keyVerdicts.delete(keyVerdicts.keys().next().value!);
+	keyVerdicts.set(rulesKey, test);
+	return test;
 }
 
 /** `x-api-key` → [x, api, key]; `apiKey` → [api, key]; `API_KEY` → [api, key]. */
