@@ -100,7 +100,11 @@ export async function setUpEngine() {
 	mkdirSync(path.join(userFolder, 'n8n-files'));
 	process.env.N8N_RESTRICT_FILE_ACCESS_TO = path.join(userFolder, 'n8n-files');
 	process.env.N8N_DEFAULT_BINARY_DATA_MODE = 'default';
-	process.env.N8N_LOG_LEVEL ??= 'silent';
+	// n8n's default level, to a file: at 'info' n8n's logger makes debug lines no-ops, as in a
+	// default n8n ('silent' still builds each line's call site before dropping it).
+	process.env.N8N_LOG_LEVEL ??= 'info';
+	process.env.N8N_LOG_OUTPUT ??= 'file';
+	process.env.N8N_LOG_FILE_LOCATION ??= path.join(userFolder, 'n8n.log');
 	await Container.get(BinaryDataService).init();
 }
 

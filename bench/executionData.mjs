@@ -40,7 +40,11 @@ function everythingServer() {
 		path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
 		bin,
 	);
-	return { command: process.execPath, args: [entry, 'stdio'], env: { PATH: process.env.PATH } };
+	return {
+		command: process.execPath,
+		args: [entry, 'stdio'],
+		env: { API_KEY: 'sk-bench-0123456789abcdef' },
+	};
 }
 
 /** The example workflow, every node with the given Trace Payloads, List Tools offering all tools. */

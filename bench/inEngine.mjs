@@ -30,12 +30,15 @@ import { startModelStandIn } from './standIn.mjs';
 const require = createRequire(import.meta.url);
 const TRIALS = 5;
 const PEER = 'n8n-nodes-mcp@0.1.37';
+// The server gets a key in its environment, as most do: the nodes hide it wherever it could show.
+const SERVER_KEY = 'sk-bench-0123456789abcdef';
 const faultServer = {
 	command: process.execPath,
 	args: [path.join(root, 'test/servers/fault-server.mjs')],
-	env: { PATH: process.env.PATH },
+	env: { PATH: process.env.PATH, API_KEY: SERVER_KEY },
 };
-const mcpCredential = { mcp: stdioCredential(faultServer) };
+// The credential names no PATH: the node passes its own to the server.
+const mcpCredential = { mcp: stdioCredential({ ...faultServer, env: { API_KEY: SERVER_KEY } }) };
 const mcpNode = (name, parameters) =>
 	packageNode(
 		name,
@@ -165,8 +168,11 @@ function installPeer() {
 	}
 }
 
-/** Manual Trigger → Call Tool (echo), executions after the first; its floor; the peer. */
-async function oneCallRows(client, peer) {
+/**
+ * Manual Trigger → Call Tool (echo), executions after the first, and its floor (when `measure`);
+ * the peer (when installed). Returns the rows and one execution of the workflow.
+ */
+async function oneCallRows(client, peer, measure) {
 	const callTool = workflowRunner(
 		chain(
 			mcpNode('Call Tool', {
@@ -197,21 +203,23 @@ async function oneCallRows(client, peer) {
 	);
 	const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'hello' } });
 	await ours(); // the first execution starts the server
+	const rows = [];
+	if (!measure && !peer) return { rows, ours };
 	for (let i = 0; i < 100; i++) await Promise.all([ours(), engineAlone(), rawCall()]);
 	const ms = await sideBySide(300, {
 		ours: (count) => msEach(count, ours),
 		engine: (count) => msEach(count, engineAlone),
 		raw: (count) => msEach(count, rawCall),
 	});
-	const rows = [
-		{
+	if (measure)
+		rows.push({
 			what: 'One-call workflow (Call Tool), per execution',
 			ours: ms.ours,
 			floorName: `engine alone ${ms.engine.toFixed(2)} + raw SDK call ${ms.raw.toFixed(2)}`,
 			floor: ms.engine + ms.raw,
 			target: 2,
-		},
-	];
+		});
+	if (!peer) return { rows, ours };
 	if (peer.node) {
 		const peerRun = workflowRunner(
 			chain({
@@ -234,7 +242,7 @@ async function oneCallRows(client, peer) {
 					peer: {
 						command: faultServer.command,
 						args: faultServer.args.join(' '),
-						environments: '',
+						environments: `API_KEY=${SERVER_KEY}`,
 					},
 				},
 			},
@@ -368,23 +376,34 @@ function formatRatios(rows) {
 		.join('\n');
 }
 
+// Parts to run, all by default: `node --expose-gc bench/inEngine.mjs calls oneCall peer model memory executionData`.
+const PARTS = ['calls', 'oneCall', 'peer', 'model', 'memory', 'executionData'];
+const asked = process.argv.slice(2);
+const unknown = asked.filter((part) => !PARTS.includes(part));
+if (unknown.length > 0)
+	throw new Error(`Unknown parts ${unknown.join(', ')}: choose from ${PARTS.join(', ')}`);
+const runs = (part) => asked.length === 0 || asked.includes(part);
+
 await setUpEngine();
 const standIn = await startModelStandIn();
 const client = await rawMcpClient();
-const peer = installPeer();
+const peer = runs('peer') ? installPeer() : undefined;
 try {
-	const rows = await executeToolCallsRows(client);
-	const oneCall = await oneCallRows(client, peer);
-	rows.push(...oneCall.rows, await modelTurnRow(standIn));
-	console.log(
-		`\nIn n8n-core's engine, ${availableParallelism()} cores (median of ${TRIALS} interleaved trials; the MCP server is test/servers/fault-server.mjs over stdio)\n${formatRatios(rows)}\n`,
-	);
-	console.log(`${await memoryOver(10_000, oneCall.ours)}\n`);
-	console.log(`${formatExecutionData(await executionDataRows(standIn), 'full')}\n`);
+	const rows = runs('calls') ? await executeToolCallsRows(client) : [];
+	const oneCall = await oneCallRows(client, peer, runs('oneCall'));
+	rows.push(...oneCall.rows);
+	if (runs('model')) rows.push(await modelTurnRow(standIn));
+	if (rows.length > 0)
+		console.log(
+			`\nIn n8n-core's engine, ${availableParallelism()} cores (median of ${TRIALS} interleaved trials; the MCP server is test/servers/fault-server.mjs over stdio)\n${formatRatios(rows)}\n`,
+		);
+	if (runs('memory')) console.log(`${await memoryOver(10_000, oneCall.ours)}\n`);
+	if (runs('executionData'))
+		console.log(`${formatExecutionData(await executionDataRows(standIn), 'full')}\n`);
 } finally {
 	await client.close();
 	await sharedPool().closeAll();
 	await standIn.api.close();
-	rmSync(peer.folder, { recursive: true, force: true });
+	if (peer) rmSync(peer.folder, { recursive: true, force: true });
 	tearDownEngine();
 }
