@@ -236,9 +236,13 @@ function setUpOnce() {
 	return setUp;
 }
 
-afterAll(() => {
+const removeUserFolder = () => {
 	if (userFolder) rmSync(userFolder, { recursive: true, force: true });
-});
+};
+// Under Jest the folder goes after the file's tests; the benchmark (bench/inEngine.ts) runs this
+// module in plain Node, where there is no afterAll, so there it goes when the process exits.
+if (typeof afterAll === 'function') afterAll(removeUserFolder);
+else process.on('exit', removeUserFolder);
 
 /** The folder n8n's file nodes may use in engine runs (N8N_RESTRICT_FILE_ACCESS_TO). */
 export async function allowedFilesFolder(): Promise<string> {

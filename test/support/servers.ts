@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -9,7 +9,11 @@ import type { StdioServerConfig } from '../../lib/mcp/config';
 /** Set by globalSetup; servers started from these helpers carry it, so a run only judges its own processes. */
 export const RUN_ID_VARIABLE = 'MCP_TEST_RUN';
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/**
+ * The repository's root: the nearest folder up that holds test/servers/. That is two folders up
+ * when Jest runs this file; the benchmark runs it compiled, from .bench/test/support/.
+ */
+export const REPO_ROOT = repositoryRoot(__dirname);
 export const FAULT_SERVER = path.join(REPO_ROOT, 'test', 'servers', 'fault-server.mjs');
 export const OAUTH_SERVER = path.join(REPO_ROOT, 'test', 'servers', 'oauth-server.mjs');
 export const EVERYTHING_ENTRY = packageBin('@modelcontextprotocol/server-everything');
@@ -59,6 +63,13 @@ export interface TestServerProcess {
 	command: string;
 	/** Value of RUN_ID_VARIABLE in the process environment, when readable. */
 	runId?: string;
+}
+
+function repositoryRoot(from: string): string {
+	for (let folder = from; ; folder = path.dirname(folder)) {
+		if (existsSync(path.join(folder, 'test', 'servers'))) return folder;
+		if (path.dirname(folder) === folder) throw new Error(`No test/servers/ above ${from}`);
+	}
 }
 
 function packageBin(name: string): string {
