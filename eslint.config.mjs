@@ -12,6 +12,7 @@ export default tseslint.config(
 	{
 		ignores: [
 			'dist/',
+			'.bench/',
 			'node_modules/',
 			'.tools/',
 			'.demo/',
