@@ -1,6 +1,6 @@
 import { canonicalJson, sha256 } from '../json/canonical';
 import type { OAuthSession } from './oauth/session';
-import type { EgressFilter } from './outbound';
+import type { EgressFilter } from '../http/outbound';
 
 /** How to start and talk to one MCP server: what a credential describes. */
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;

@@ -33,7 +33,7 @@ export {
 	proxySettingsFrom,
 	type EgressFilter,
 	type ProxySettings,
-} from './outbound';
+} from '../http/outbound';
 export {
 	CLIENT_CAPABILITIES,
 	defaultsOf,

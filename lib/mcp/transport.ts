@@ -15,7 +15,7 @@ import {
 } from './config';
 import { recoverAuthorization } from './oauth/recovery';
 import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
-import { outboundFetch } from './outbound';
+import { outboundFetch } from '../http/outbound';
 import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
 import { StdioTransport } from './stdioTransport';

@@ -1,4 +1,5 @@
 import type { Dialect, EndpointConfig } from '../dialects/types';
+import { EgressRefused } from '../http/outbound';
 import { excerpt } from '../json/value';
 import { redact } from '../json/redact';
 import { ModelApiError } from './errors';
@@ -164,7 +165,8 @@ async function send(
 			timer.stop();
 			const failure = timer.cause() ?? connectionError(error, endpoint, secrets);
 			attempts.push({ durationMs: Date.now() - started, error: failure.message });
-			if (failure.failure === 'cancelled' || attempt >= options.maxRetries) throw failure;
+			const final = failure.failure === 'cancelled' || failure.failure === 'refused';
+			if (final || attempt >= options.maxRetries) throw failure;
 			await sleep(retryDelayMs(attempt + 1), options.signal);
 			continue;
 		}
@@ -216,6 +218,8 @@ function connectionError(
 	endpoint: EndpointConfig,
 	secrets: string[],
 ): ModelApiError {
+	if (error instanceof EgressRefused)
+		return new ModelApiError(redact(error.message, secrets), 'refused');
 	const cause = (error as Error & { cause?: Error }).cause?.message;
 	const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
 	return new ModelApiError(

@@ -6,7 +6,7 @@ import {
 } from '../../lib/decision/endpoint';
 import type { Dialect } from '../../lib/dialects/types';
 import { endpointSecrets } from '../../lib/model/transport';
-import { n8nHttpSend } from '../shared/modelHttp';
+import { nodeHttpSend } from '../shared/modelHttp';
 import { recordingReader } from '../shared/recordingOptions';
 import type { NodeRedaction } from '../shared/traceOptions';
 import { endpointFromCredentials, type Provider } from './providers';
@@ -32,7 +32,7 @@ export async function liveEndpoints(
 ): Promise<ModelEndpoints> {
 	const credentials = await context.getCredentials(provider.credentialType);
 	const config = endpointFromCredentials(provider, credentials);
-	const send = n8nHttpSend(context.helpers);
+	const send = nodeHttpSend(context);
 	return {
 		secrets: endpointSecrets(config),
 		forItem: (_itemIndex, dialect, settings) =>

@@ -6,7 +6,7 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 import { listModels } from '../../lib/model/transport';
-import { n8nHttpSend, n8nLegacyHttpSend } from '../shared/modelHttp';
+import { nodeHttpSend, n8nLegacyHttpSend } from '../shared/modelHttp';
 import { endpointFromCredentials, providerIdOfCredential, providerOf } from './providers';
 
 const EDITOR_CALL = { timeoutMs: 15_000, maxRetries: 1 };
@@ -22,7 +22,7 @@ export async function searchModels(
 	);
 	const models = await listModels(provider.dialect({}), endpoint, {
 		...EDITOR_CALL,
-		send: n8nHttpSend(this.helpers),
+		send: nodeHttpSend(this),
 	});
 	const needle = filter?.toLowerCase() ?? '';
 	return {

@@ -1,9 +1,15 @@
 import type {
 	ICredentialTestFunctions,
 	IExecuteFunctions,
-	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	RequestHelperFunctions,
 } from 'n8n-workflow';
-import type { HttpRequest, HttpResponse, HttpSend } from '../../lib/model/http';
+import {
+	fetchSend,
+	type HttpRequest,
+	type HttpResponse,
+	type HttpSend,
+} from '../../lib/model/http';
 
 interface FullResponse {
 	statusCode: number;
@@ -11,37 +17,15 @@ interface FullResponse {
 	body: unknown;
 }
 
-/**
- * Model calls through n8n's HTTP helper: n8n's proxy settings, egress policy and tracing apply as
- * they do to n8n's own nodes. Bodies come as streams and error statuses as answers, so the model
- * layer reads streamed events as they arrive and the vendor's error bodies in its own words.
- */
-export function n8nHttpSend(helpers: Pick<IExecuteFunctions['helpers'], 'httpRequest'>): HttpSend {
-	return async (request) => {
-		const options: IHttpRequestOptions = {
-			url: request.url,
-			method: request.method,
-			headers: request.headers,
-			...(request.body !== undefined && { body: request.body }),
-			encoding: 'stream',
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			abortSignal: request.signal as IHttpRequestOptions['abortSignal'],
-			// The model layer's own timer governs (its Timeout option may exceed n8n's default of 300 s).
-			timeout: 0,
-		};
-		const response = (await helpers.httpRequest(options)) as FullResponse;
-		return {
-			status: response.statusCode,
-			headers: response.headers,
-			body: response.body as HttpResponse['body'],
-		};
-	};
+/** A node's model calls, at run time and in the editor: kept-alive connections under n8n's egress policy (where this n8n has one). */
+export function nodeHttpSend(context: IExecuteFunctions | ILoadOptionsFunctions): HttpSend {
+	const helpers = context.helpers as Partial<RequestHelperFunctions>;
+	return fetchSend(helpers.getSecureEgressFilter?.());
 }
 
 /**
- * The same for credential tests, where n8n offers only its older request helper. Credential tests
- * make one short GET, so the whole body is read at once; the abort signal is honoured by racing it.
+ * Credential tests, where n8n offers nodes only its older request helper. They make one short GET,
+ * so the whole body is read at once; the abort signal is honoured by racing it.
  */
 export function n8nLegacyHttpSend(helpers: ICredentialTestFunctions['helpers']): HttpSend {
 	return async (request: HttpRequest) => {

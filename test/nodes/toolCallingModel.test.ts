@@ -472,6 +472,21 @@ describe('Tool Calling Model', () => {
 		expect(api.requests[0].headers.authorization).toBeUndefined();
 	});
 
+	it('keeps its connections to the model API open across items and executions', async () => {
+		const turns = ['a', 'b', 'c', 'd', 'e', 'f'];
+		api.script(...turns.map((text) => reply.text(text)));
+		await runModel(
+			{ userMessage: '={{ $json.q }}', options: { concurrency: 1 } },
+			turns.slice(0, 5).map((q) => ({ json: { q } })),
+		);
+		const opened = api.connections();
+		expect(opened).toBeLessThan(5);
+		const { answers } = await runModel({ userMessage: 'f' });
+		expect(answers[0].json.answer).toBe('f');
+		expect(api.requests).toHaveLength(6);
+		expect(api.connections()).toBe(opened);
+	});
+
 	it('runs several items as independent conversations, in order', async () => {
 		api.script(reply.text('one'), reply.text('two'), reply.text('three'));
 		const { answers } = await runModel(

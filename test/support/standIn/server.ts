@@ -42,6 +42,8 @@ export interface StandIn<Body = unknown> {
 	/** What a user puts in the credential's Base URL for this vendor. */
 	baseURL: string;
 	requests: Array<RecordedRequest<Body>>;
+	/** TCP connections the endpoint accepted: fewer than requests when the client keeps them alive. */
+	connections(): number;
 	/** Queues replies, consumed one per model call in order. */
 	script(...turns: Turn[]): void;
 	/** Scripted replies not yet consumed. */
@@ -145,6 +147,7 @@ export async function startStandIn<D extends DialectId>(
 	const requests: Array<RecordedRequest<RequestBodies[D]>> = [];
 	const turns: Turn[] = [];
 	const sockets = new Set<Socket>();
+	let connections = 0;
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const request = await toWireRequest(req);
@@ -197,6 +200,7 @@ export async function startStandIn<D extends DialectId>(
 		});
 	});
 	server.on('connection', (socket) => {
+		connections++;
 		sockets.add(socket);
 		socket.on('close', () => sockets.delete(socket));
 	});
@@ -207,6 +211,7 @@ export async function startStandIn<D extends DialectId>(
 		dialect,
 		baseURL: `http://127.0.0.1:${port}${wire.basePath}`,
 		requests,
+		connections: () => connections,
 		script(...more) {
 			turns.push(...more);
 		},

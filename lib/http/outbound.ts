@@ -1,5 +1,4 @@
 import type { LookupFunction } from 'node:net';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 /** The proxy variables n8n's own HTTP requests follow, lower case first as curl and n8n read them. */
@@ -66,13 +65,16 @@ function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatch
 	return dispatcher;
 }
 
+/** fetch's own signature, which the MCP SDK's transports also take. */
+export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
 export interface OutboundOptions {
-	/** The MCP server's URL: its headers go to its origin only. */
-	serverUrl: URL;
-	/** The configured headers (auth headers included), never sent to another origin. */
-	headers: Record<string, string>;
+	/** The server's URL (an MCP server's): the configured headers go to its origin only. */
+	serverUrl?: URL;
+	/** Headers (auth headers included) added for the server's origin, never sent to another. */
+	headers?: Record<string, string>;
 	/** A request nobody can cancel (OAuth discovery, registration, token) ends after this long. */
-	uncancellableTimeoutMs: number;
+	uncancellableTimeoutMs?: number;
 	proxy?: ProxySettings;
 	/** Where requests may go; without it, anywhere. */
 	egress?: EgressFilter;
@@ -82,24 +84,27 @@ export interface OutboundOptions {
 const MAX_REDIRECTS = 5;
 
 /**
- * The fetch every HTTP transport and OAuth request of a server goes through: the proxy settings of
- * the environment, the configured headers for the server's own origin only (the SDK follows
- * redirects within the origin only, and the authorization server is another origin), a deadline
- * on requests that carry no abort signal of their own, so a silent server cannot hang a connect,
- * and the host's egress policy for every URL, proxy and redirect.
+ * The fetch every HTTP request of the package goes through (MCP transports and OAuth, model
+ * calls): connections kept alive and reused per origin, the proxy settings of the environment,
+ * the configured headers for the server's own origin only (the SDK follows redirects within the
+ * origin only, and the authorization server is another origin), a deadline on requests that carry
+ * no abort signal of their own, so a silent server cannot hang a connect, and the host's egress
+ * policy for every URL, proxy and redirect.
  */
-export function outboundFetch(options: OutboundOptions): FetchLike {
+export function outboundFetch(options: OutboundOptions): Fetch {
 	const proxy = options.proxy ?? proxySettingsFrom();
 	const dispatcher = dispatcherFor(proxy, options.egress);
-	const { origin } = options.serverUrl;
+	const origin = options.serverUrl?.origin;
 	const send = async (target: URL, init: RequestInit | undefined): Promise<Response> => {
 		const headers = new Headers(init?.headers);
 		if (target.origin === origin) {
-			for (const [name, value] of Object.entries(options.headers)) {
+			for (const [name, value] of Object.entries(options.headers ?? {})) {
 				if (!headers.has(name)) headers.set(name, value);
 			}
 		}
-		const signal = init?.signal ?? AbortSignal.timeout(options.uncancellableTimeoutMs);
+		const deadline = options.uncancellableTimeoutMs;
+		const signal =
+			init?.signal ?? (deadline === undefined ? undefined : AbortSignal.timeout(deadline));
 		return fetch(target, { ...init, headers, signal, ...(dispatcher ? { dispatcher } : {}) });
 	};
 	const { egress } = options;
