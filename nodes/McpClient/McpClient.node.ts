@@ -9,7 +9,7 @@ import {
 import { secretsOf, type McpServerConfig } from '../../lib/mcp';
 import { DEFAULT_CONCURRENCY, processItems } from '../shared/items';
 import { answersFromRecording } from '../shared/recordingOptions';
-import { redactionOf } from '../shared/traceOptions';
+import { nodeRedactions } from '../shared/traceOptions';
 import { properties } from './description';
 import {
 	getPromptArgumentFields,
@@ -98,7 +98,7 @@ export class McpClient implements INodeType {
 			const servers = answersFromRecording(this, 'dryRun')
 				? recordedServers(this)
 				: liveServers(this, await nodeServerConfig(this));
-			const redaction = (itemIndex: number) => redactionOf(this, itemIndex, servers.secrets);
+			const redaction = nodeRedactions(this, servers.secrets);
 			if (operation === 'listTools')
 				return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
 			const settings = callSettingsOf(this);
@@ -109,7 +109,7 @@ export class McpClient implements INodeType {
 		}
 		const config = await nodeServerConfig(this);
 		// Read at each use: a token renewed during the run is hidden too.
-		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, () => secretsOf(config));
+		const redaction = nodeRedactions(this, () => secretsOf(config));
 		if (operation === 'callTool') {
 			const settings = callSettingsOf(this);
 			const processItem = callTool(this, config, settings, redaction);

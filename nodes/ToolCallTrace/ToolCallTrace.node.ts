@@ -7,7 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { processItems } from '../shared/items';
-import { redactionOf } from '../shared/traceOptions';
+import { nodeRedactions } from '../shared/traceOptions';
 import { compare } from './compare';
 import { properties } from './description';
 import { exportJsonLines } from './exportJsonLines';
@@ -36,7 +36,7 @@ export class ToolCallTrace implements INodeType {
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0) as 'compare' | 'exportJsonLines';
 		// Traces arrive redacted; this node uses no credential, so only the default secret keys apply (to errors).
-		const redaction = (itemIndex: number) => redactionOf(this, itemIndex, []);
+		const redaction = nodeRedactions(this, []);
 		if (operation === 'exportJsonLines')
 			return processItems(this, 1, Infinity, exportJsonLines(this), redaction);
 		const routeDiverged = this.getNodeParameter('routeDiverged', 0, false) as boolean;

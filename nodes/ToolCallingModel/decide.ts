@@ -19,7 +19,7 @@ import { ModelApiError } from '../../lib/model/errors';
 import { ReplayDriftError } from '../../lib/trace/recording';
 import type { Routed } from '../shared/items';
 import { answersFromRecording } from '../shared/recordingOptions';
-import { redactionOf } from '../shared/traceOptions';
+import { nodeRedactions } from '../shared/traceOptions';
 import { liveEndpoints, recordedEndpoints } from './endpoints';
 import { providerOf } from './providers';
 import { settingsOf } from './settings';
@@ -38,7 +38,7 @@ export async function decide(context: IExecuteFunctions) {
 	const endpoints = answersFromRecording(context, 'replay')
 		? recordedEndpoints(context)
 		: await liveEndpoints(context, provider);
-	const redactionFor = (itemIndex: number) => redactionOf(context, itemIndex, endpoints.secrets);
+	const redactionFor = nodeRedactions(context, endpoints.secrets);
 
 	const processItem = async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const settings = settingsOf(context, itemIndex);

@@ -88,8 +88,35 @@ export interface NodeRedaction {
 	text(message: string): string;
 }
 
-/** The node's redaction for one item; `secrets` are the values of the credentials it uses (a function: as they are now). */
-export function redactionOf(
+/**
+ * The node's redaction of each item; `secrets` are the values of the credentials it uses (a
+ * function: as they are now). Made once for every item when the options hold no expression (they
+ * read the same for each), else once per item: the redactors and what they learn serve them all.
+ */
+export function nodeRedactions(
+	context: IExecuteFunctions,
+	secrets: Secrets,
+): (itemIndex: number) => NodeRedaction {
+	const perItem = holdsExpression(context.getNode().parameters.traceOptions);
+	const made = new Map<number, NodeRedaction>();
+	return (itemIndex) => {
+		const index = perItem ? itemIndex : 0;
+		let redaction = made.get(index);
+		if (!redaction) {
+			redaction = redactionOf(context, index, secrets);
+			made.set(index, redaction);
+		}
+		return redaction;
+	};
+}
+
+/** n8n takes a parameter value for an expression when it is a string starting with '='. */
+function holdsExpression(value: unknown): boolean {
+	if (typeof value === 'string') return value.startsWith('=');
+	return typeof value === 'object' && value !== null && Object.values(value).some(holdsExpression);
+}
+
+function redactionOf(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	secrets: Secrets,

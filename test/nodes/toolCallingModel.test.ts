@@ -308,6 +308,25 @@ describe('Tool Calling Model', () => {
 		expect(json.toolCalls[0].arguments).toEqual({ a: 2, b: 3, password: 'hunter22' });
 	});
 
+	it('reads Trace and Redaction options given by expressions for each item', async () => {
+		api.script(reply.text('one'), reply.text('two'));
+		const { answers } = await runModel(
+			{
+				userMessage: 'my ssn is 123-45-6789',
+				traceOptions: { payloads: '={{ $json.payloads }}', redactPaths: '={{ $json.hide }}' },
+				options: { concurrency: 1 },
+			},
+			[
+				{ json: { payloads: 'metadata', hide: '' } },
+				{ json: { payloads: 'full', hide: 'payload.messages.*.content' } },
+			],
+		);
+		const [metadataOnly, full] = answers.map((item) => (item.json as any).trace[0]);
+		expect(metadataOnly.payload).toBeUndefined();
+		expect(metadataOnly.bytes).toBeGreaterThan(0);
+		expect(full.payload.messages).toEqual([{ role: 'user', content: '[redacted]' }]);
+	});
+
 	it('reads a whole JSON answer when a server ignores stream, and a JSON error body in its own words', async () => {
 		const completion = {
 			id: 'chatcmpl-1',
