@@ -12,7 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { INodeExecutionData, INodeType } from 'n8n-workflow';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { sharedPool } from '../lib/mcp';
@@ -35,7 +35,7 @@ import {
 	measureExecutionData,
 	type ExecutionDataSize,
 } from '../test/support/executionData';
-import { chain, mcpClientNode, stdioCredential } from '../test/support/mcpWorkflow';
+import { chain, mcpClientNode, n8nNode, stdioCredential } from '../test/support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../test/support/modelWorkflow';
 import { faultStdio } from '../test/support/servers';
 
@@ -245,15 +245,7 @@ async function oneCallRows(client: Client, peer: Peer | undefined, measure: bool
 		if (item?.json.status !== 'ok' || item.json.result !== 'hello')
 			throw new Error(`Call Tool answered ${JSON.stringify(item?.json).slice(0, 200)}`);
 	};
-	const noOp: INode = {
-		id: 'noop',
-		name: 'NoOp',
-		type: 'n8n-nodes-base.noOp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
-	const engineAlone = () => run(chain(noOp), { nodeTypes: {} });
+	const engineAlone = () => run(chain(n8nNode('NoOp', 'noOp')), { nodeTypes: {} });
 	const rawCall = () => client.callTool({ name: 'echo', arguments: { text: 'hello' } });
 	await ours(); // the first execution starts the server
 	const rows: Row[] = [];

@@ -82,17 +82,21 @@ export function mcpClientNode(
 	};
 }
 
-/** Manual Trigger → the given nodes, each feeding the next through its first output. */
-export function chain(...nodes: INode[]) {
-	const trigger: INode = {
-		id: 'trigger',
-		name: 'Start',
-		type: 'n8n-nodes-base.manualTrigger',
+/** One of n8n's own nodes (n8n-nodes-base), version 1, with its parameters. */
+export function n8nNode(name: string, type: string, parameters: INode['parameters'] = {}): INode {
+	return {
+		id: name,
+		name,
+		type: `n8n-nodes-base.${type}`,
 		typeVersion: 1,
 		position: [0, 0],
-		parameters: {},
+		parameters,
 	};
-	const all = [trigger, ...nodes];
+}
+
+/** Manual Trigger → the given nodes, each feeding the next through its first output. */
+export function chain(...nodes: INode[]) {
+	const all = [n8nNode('Start', 'manualTrigger'), ...nodes];
 	const connections = Object.fromEntries(
 		all
 			.slice(0, -1)
