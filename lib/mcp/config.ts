@@ -38,10 +38,20 @@ export interface HttpServerConfig {
  * the egress policy is the host's, the same for every use.
  */
 export function configKey(config: McpServerConfig): string {
-	if (config.transport === 'stdio') return sha256(canonicalJson(config));
-	const { oauth, egress: _egress, ...rest } = config;
-	return sha256(canonicalJson({ ...rest, ...(oauth && { oauth: oauth.id }) }));
+	let key = keys.get(config);
+	if (key === undefined) {
+		if (config.transport === 'stdio') key = sha256(canonicalJson(config));
+		else {
+			const { oauth, egress: _egress, ...rest } = config;
+			key = sha256(canonicalJson({ ...rest, ...(oauth && { oauth: oauth.id }) }));
+		}
+		keys.set(config, key);
+	}
+	return key;
 }
+
+/** A node's configuration serves all its items' calls: its key is worked out once. */
+const keys = new WeakMap<McpServerConfig, string>();
 
 /** The values of a configuration that must never appear in an output or a log. */
 export function secretsOf(config: McpServerConfig): string[] {

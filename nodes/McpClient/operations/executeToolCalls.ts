@@ -24,6 +24,8 @@ export function executeToolCalls(
 	approvalFor: (itemIndex: number) => ApprovalPolicy,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
+	// Read once: n8n copies the whole node for every getNode().
+	const nodeName = context.getNode().name;
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const output = outputItemFor(item);
@@ -39,7 +41,7 @@ export function executeToolCalls(
 						...callContextFor(context, settings, itemIndex, output, redaction, server),
 						server,
 						serverLabel: serverLabelOf(context, itemIndex, server.name),
-						nodeName: context.getNode().name,
+						nodeName,
 						tracePolicy: redaction.trace,
 						parallelCalls: settings.parallelCalls,
 					},
@@ -57,7 +59,7 @@ export function executeToolCalls(
 		if (outcome.held) return { output: 1, item: { ...output, json: { ...outcome.conversation } } };
 		const { conversation: answered, statuses } = outcome;
 
-		logCalls(context, answered, conversation.messages.length, statuses, redaction);
+		logCalls(context, nodeName, answered, conversation.messages.length, statuses, redaction);
 		// A call a person declined is answered as they decided, not failed.
 		const failed = statuses.findIndex((status) => status !== 'ok' && status !== 'declined');
 		if (settings.onToolError === 'failNode' && failed !== -1) {
@@ -74,12 +76,12 @@ export function executeToolCalls(
 /** One log line per call through n8n's logger; failed calls with the message the model gets, redacted. */
 function logCalls(
 	context: IExecuteFunctions,
+	node: string,
 	answered: Conversation,
 	firstAnswer: number,
 	statuses: string[],
 	redaction: NodeRedaction,
 ): void {
-	const node = context.getNode().name;
 	statuses.forEach((status, index) => {
 		const message = answered.messages[firstAnswer + index] as ToolMessage;
 		if (status === 'ok')
