@@ -69,17 +69,27 @@ export function requestLimitsOf(context: IExecuteFunctions): RequestLimits {
 	};
 }
 
-/** How this execution uses the pool: in its scope, and a server that must start gets the node's Timeout. */
+/**
+ * How this execution uses the pool: in its scope, and a server that must start gets the node's
+ * Timeout. Read once per execution (its options are the node's, not an item's), for every item.
+ */
 export function poolUseOf(context: IExecuteFunctions): UseOptions {
-	const options = context.getNodeParameter('options', 0, {}) as {
-		timeoutMs?: number;
-		shareServer?: boolean;
-	};
-	return {
-		scope: poolScope(options.shareServer, context.getWorkflow().id),
-		connectTimeoutMs: options.timeoutMs ?? 60_000,
-	};
+	let use = poolUses.get(context);
+	if (!use) {
+		const options = context.getNodeParameter('options', 0, {}) as {
+			timeoutMs?: number;
+			shareServer?: boolean;
+		};
+		use = {
+			scope: poolScope(options.shareServer, context.getWorkflow().id),
+			connectTimeoutMs: options.timeoutMs ?? 60_000,
+		};
+		poolUses.set(context, use);
+	}
+	return use;
 }
+
+const poolUses = new WeakMap<IExecuteFunctions, UseOptions>();
 
 /**
  * Which pooled server a workflow uses: its own by default, so a stateful server's data never
