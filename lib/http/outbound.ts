@@ -46,11 +46,13 @@ const filteredDispatchers = new WeakMap<EgressFilter, Map<string, Dispatcher>>()
 
 /**
  * One agent per proxy setting (and egress policy), so connections to a server are reused across
- * requests. Under a policy every connection resolves its host through the policy's lookup.
+ * requests. Under a policy every connection resolves its host through the policy's lookup. No
+ * deadline of undici's own (300 s to the first byte and between bytes by default): every request
+ * carries its caller's, and a model may think longer than that before it answers, an SSE stream
+ * stay quiet as long.
  */
-function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatcher | undefined {
+function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatcher {
 	const proxied = Boolean(settings.httpProxy || settings.httpsProxy);
-	if (!proxied && !egress) return undefined;
 	const cache = egress
 		? (filteredDispatchers.get(egress) ?? new Map<string, Dispatcher>())
 		: dispatchers;
@@ -58,8 +60,12 @@ function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatch
 	const key = JSON.stringify(settings);
 	let dispatcher = cache.get(key);
 	if (!dispatcher) {
-		const connect = egress ? { connect: { lookup: egress.createSecureLookup() } } : {};
-		dispatcher = proxied ? new EnvHttpProxyAgent({ ...settings, ...connect }) : new Agent(connect);
+		const options = {
+			headersTimeout: 0,
+			bodyTimeout: 0,
+			...(egress && { connect: { lookup: egress.createSecureLookup() } }),
+		};
+		dispatcher = proxied ? new EnvHttpProxyAgent({ ...settings, ...options }) : new Agent(options);
 		cache.set(key, dispatcher);
 	}
 	return dispatcher;
@@ -105,7 +111,7 @@ export function outboundFetch(options: OutboundOptions): Fetch {
 		const deadline = options.uncancellableTimeoutMs;
 		const signal =
 			init?.signal ?? (deadline === undefined ? undefined : AbortSignal.timeout(deadline));
-		return fetch(target, { ...init, headers, signal, ...(dispatcher ? { dispatcher } : {}) });
+		return fetch(target, { ...init, headers, signal, dispatcher });
 	};
 	const { egress } = options;
 	if (!egress) return (url, init) => send(new URL(url), init);
