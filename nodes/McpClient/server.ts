@@ -14,6 +14,7 @@ import { SchemaValidator } from '../../lib/schema/validator';
 import { readConversation } from '../../lib/conversation/read';
 import type { Conversation } from '../../lib/conversation/types';
 import type { StepTiming } from '../../lib/trace/entries';
+import { itemParameter } from '../shared/parameters';
 import { poolUseOf } from './operations/settings';
 
 /** Compiled schemas are shared by every item and execution of this n8n process. */
@@ -82,7 +83,7 @@ export function pooledServer(
 
 /** The Server Label the node names, or else the server's own `name`. */
 export function serverLabelOf(context: IExecuteFunctions, itemIndex: number, name: string): string {
-	const label = (context.getNodeParameter('serverLabel', itemIndex, '') as string).trim();
+	const label = (itemParameter(context, 'serverLabel', itemIndex, '') as string).trim();
 	return label || name;
 }
 

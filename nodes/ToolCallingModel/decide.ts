@@ -18,6 +18,7 @@ import { UnsupportedSettingError } from '../../lib/dialects/types';
 import { ModelApiError } from '../../lib/model/errors';
 import { ReplayDriftError } from '../../lib/trace/recording';
 import type { Routed } from '../shared/items';
+import { itemParameter } from '../shared/parameters';
 import { answersFromRecording } from '../shared/recordingOptions';
 import { nodeRedactions } from '../shared/traceOptions';
 import { liveEndpoints, recordedEndpoints } from './endpoints';
@@ -80,10 +81,10 @@ function conversationFor(
 ): Conversation {
 	try {
 		const conversation = readConversation(item.json);
-		const nodeTools = parseToolDefinitions(context.getNodeParameter('nodeTools', itemIndex, '[]'));
+		const nodeTools = parseToolDefinitions(itemParameter(context, 'nodeTools', itemIndex, '[]'));
 		if (conversation.messages.length > 0) return withTools(conversation, nodeTools);
-		const system = context.getNodeParameter('systemMessage', itemIndex, '') as string;
-		const user = context.getNodeParameter('userMessage', itemIndex, '') as string;
+		const system = itemParameter(context, 'systemMessage', itemIndex, '') as string;
+		const user = itemParameter(context, 'userMessage', itemIndex, '') as string;
 		return withTools({ ...conversation, messages: openingMessages(system, user) }, nodeTools);
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex });

@@ -2,6 +2,7 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
 import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
 import { DEFAULT_CONCURRENCY } from '../shared/items';
+import { itemParameter } from '../shared/parameters';
 import type { DialectOptions } from './providers';
 
 export interface NodeSettings {
@@ -27,9 +28,9 @@ interface Options {
 
 /** Settings that may differ per item (expressions), read for one item. */
 export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeSettings {
-	const options = context.getNodeParameter('options', itemIndex, {}) as Options;
+	const options = itemParameter(context, 'options', itemIndex, {}) as Options;
 	const model = String(
-		context.getNodeParameter('model', itemIndex, '', { extractValue: true }),
+		itemParameter(context, 'model', itemIndex, '', { extractValue: true }),
 	).trim();
 	if (model === '')
 		throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
@@ -54,10 +55,10 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 }
 
 function toolChoiceOf(context: IExecuteFunctions, itemIndex: number): ToolChoice {
-	const choice = context.getNodeParameter('toolChoice', itemIndex, 'auto') as
+	const choice = itemParameter(context, 'toolChoice', itemIndex, 'auto') as
 		'auto' | 'required' | 'none' | 'named';
 	if (choice !== 'named') return choice;
-	return { name: (context.getNodeParameter('toolName', itemIndex, '') as string).trim() };
+	return { name: (itemParameter(context, 'toolName', itemIndex, '') as string).trim() };
 }
 
 /** Items in Parallel: read once, from the first item, as it sets how the items are run. */

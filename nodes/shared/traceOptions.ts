@@ -6,6 +6,7 @@ import {
 	type Secrets,
 } from '../../lib/json/redact';
 import type { TracePolicy } from '../../lib/trace/entries';
+import { holdsExpression } from './parameters';
 
 /** The trace and redaction settings both nodes offer. */
 export const traceOptionsProperty: INodeProperties = {
@@ -108,12 +109,6 @@ export function nodeRedactions(
 		}
 		return redaction;
 	};
-}
-
-/** n8n takes a parameter value for an expression when it is a string starting with '='. */
-function holdsExpression(value: unknown): boolean {
-	if (typeof value === 'string') return value.startsWith('=');
-	return typeof value === 'object' && value !== null && Object.values(value).some(holdsExpression);
 }
 
 function redactionOf(

@@ -5,6 +5,7 @@ import {
 	type ElicitationOptions,
 	type ElicitRequestFormParams,
 } from '../../../lib/mcp';
+import { itemParameter } from '../../shared/parameters';
 
 const CALLING_OPERATIONS = ['executeToolCalls', 'callTool'];
 
@@ -57,13 +58,11 @@ export const elicitationProperties: INodeProperties[] = [
  * no variables of a node's own, so the request is written into the expression as a literal).
  */
 export function elicitationOf(context: IExecuteFunctions, itemIndex: number): ElicitationOptions {
-	const mode = context.getNodeParameter('elicitation', itemIndex, 'decline') as NonNullable<
+	const mode = itemParameter(context, 'elicitation', itemIndex, 'decline') as NonNullable<
 		ElicitationOptions['mode']
 	>;
 	if (mode !== 'answer') return { mode };
-	const raw = context.getNodeParameter('elicitationAnswer', itemIndex, '', {
-		rawExpressions: true,
-	}) as unknown;
+	const raw = itemParameter(context, 'elicitationAnswer', itemIndex, '', { rawExpressions: true });
 	return {
 		mode,
 		answer: (request) => {

@@ -3,6 +3,7 @@ import type { ApprovalPolicy } from '../../../lib/execution/approval';
 import type { ParallelCalls } from '../../../lib/execution/executeCalls';
 import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
+import { itemParameter } from '../../shared/parameters';
 
 export interface CallSettings {
 	timeoutMs: number;
@@ -35,9 +36,9 @@ export function callSettingsOf(context: IExecuteFunctions): CallSettings {
  * gives the ids of the calls to hold: true holds them all, false or an empty list none.
  */
 export function approvalPolicyOf(context: IExecuteFunctions, itemIndex: number): ApprovalPolicy {
-	const require = context.getNodeParameter('requireApproval', 0, 'nothing') as string;
+	const require = itemParameter(context, 'requireApproval', 0, 'nothing') as string;
 	if (require === 'listed') {
-		return { require, tools: context.getNodeParameter('approvalTools', 0, []) as string[] };
+		return { require, tools: itemParameter(context, 'approvalTools', 0, []) as string[] };
 	}
 	if (require === 'expression') {
 		const chosen = context.getNodeParameter('approvalCalls', itemIndex, false) as unknown;
