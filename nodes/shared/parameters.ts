@@ -25,31 +25,36 @@ export function itemParameter(
 	fallback: unknown,
 	options?: ReadOptions,
 ): unknown {
+	const node = knownOf(context);
+	const key = `${name}|${options?.extractValue ? 'value' : ''}|${options?.rawExpressions ? 'raw' : ''}`;
+	if (node.constants.has(key)) return node.constants.get(key);
+	const value = context.getNodeParameter(name, itemIndex, fallback, options);
+	if (isConstantParameter(context, name)) node.constants.set(key, value);
+	return value;
+}
+
+/** Whether a parameter (a path such as `options.concurrency`) holds no expression, so reads the same for every item. */
+export function isConstantParameter(context: IExecuteFunctions, name: string): boolean {
+	let value: unknown = knownOf(context).saved;
+	for (const part of name.split('.')) {
+		if (typeof value !== 'object' || value === null) return true;
+		value = (value as Record<string, unknown>)[part];
+	}
+	return !holdsExpression(value);
+}
+
+function knownOf(context: IExecuteFunctions): Known {
 	let node = known.get(context);
 	if (!node) {
 		// getNode() copies the whole node: taken once per execution.
 		node = { saved: context.getNode().parameters, constants: new Map() };
 		known.set(context, node);
 	}
-	const key = `${name}|${options?.extractValue ? 'value' : ''}|${options?.rawExpressions ? 'raw' : ''}`;
-	if (node.constants.has(key)) return node.constants.get(key);
-	const value = context.getNodeParameter(name, itemIndex, fallback, options);
-	if (!holdsExpression(savedValue(node.saved, name))) node.constants.set(key, value);
-	return value;
-}
-
-/** The saved value at a parameter path such as `options.concurrency`. */
-function savedValue(parameters: INodeParameters, name: string): unknown {
-	let value: unknown = parameters;
-	for (const part of name.split('.')) {
-		if (typeof value !== 'object' || value === null) return undefined;
-		value = (value as Record<string, unknown>)[part];
-	}
-	return value;
+	return node;
 }
 
 /** n8n takes a parameter value for an expression when it is a string starting with '='. */
-export function holdsExpression(value: unknown): boolean {
+function holdsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
 	return typeof value === 'object' && value !== null && Object.values(value).some(holdsExpression);
 }

@@ -6,7 +6,7 @@ import {
 	type Secrets,
 } from '../../lib/json/redact';
 import type { TracePolicy } from '../../lib/trace/entries';
-import { holdsExpression } from './parameters';
+import { isConstantParameter } from './parameters';
 
 /** The trace and redaction settings both nodes offer. */
 export const traceOptionsProperty: INodeProperties = {
@@ -98,7 +98,7 @@ export function nodeRedactions(
 	context: IExecuteFunctions,
 	secrets: Secrets,
 ): (itemIndex: number) => NodeRedaction {
-	const perItem = holdsExpression(context.getNode().parameters.traceOptions);
+	const perItem = !isConstantParameter(context, 'traceOptions');
 	const made = new Map<number, NodeRedaction>();
 	return (itemIndex) => {
 		const index = perItem ? itemIndex : 0;

@@ -20,7 +20,7 @@ interface CallOptionValues extends Omit<CallSettings, 'maxResultBytes'> {
 }
 
 export function callSettingsOf(context: IExecuteFunctions): CallSettings {
-	const options = context.getNodeParameter('options', 0, {}) as Partial<CallOptionValues>;
+	const options = itemParameter(context, 'options', 0, {}) as Partial<CallOptionValues>;
 	return {
 		timeoutMs: options.timeoutMs ?? 60_000,
 		maxTotalMs: options.maxTotalMs ?? 300_000,
@@ -70,27 +70,17 @@ export function requestLimitsOf(context: IExecuteFunctions): RequestLimits {
 	};
 }
 
-/**
- * How this execution uses the pool: in its scope, and a server that must start gets the node's
- * Timeout. Read once per execution (its options are the node's, not an item's), for every item.
- */
+/** How this execution uses the pool: in its scope, and a server that must start gets the node's Timeout. */
 export function poolUseOf(context: IExecuteFunctions): UseOptions {
-	let use = poolUses.get(context);
-	if (!use) {
-		const options = context.getNodeParameter('options', 0, {}) as {
-			timeoutMs?: number;
-			shareServer?: boolean;
-		};
-		use = {
-			scope: poolScope(options.shareServer, context.getWorkflow().id),
-			connectTimeoutMs: options.timeoutMs ?? 60_000,
-		};
-		poolUses.set(context, use);
-	}
-	return use;
+	const options = itemParameter(context, 'options', 0, {}) as {
+		timeoutMs?: number;
+		shareServer?: boolean;
+	};
+	return {
+		scope: poolScope(options.shareServer, context.getWorkflow().id),
+		connectTimeoutMs: options.timeoutMs ?? 60_000,
+	};
 }
-
-const poolUses = new WeakMap<IExecuteFunctions, UseOptions>();
 
 /**
  * Which pooled server a workflow uses: its own by default, so a stateful server's data never
