@@ -56,6 +56,39 @@ export function groupMembers(pgid: number): string[] {
 		.map((line) => line.trim().slice(0, 200));
 }
 
+export interface ProcessInfo {
+	pid: number;
+	ppid: number;
+	args: string;
+}
+
+/** Every process, as `ps` lists it: its pid, its parent's and its command line. */
+export function processTable(): ProcessInfo[] {
+	const listing = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout;
+	return listing
+		.split('\n')
+		.map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+		.filter((match) => match !== null)
+		.map(([, pid, ppid, args]) => ({ pid: Number(pid), ppid: Number(ppid), args }));
+}
+
+/** The MCP server processes (by the server's entry file) started by `pid` or its children. */
+export function serversUnder(table: ProcessInfo[], pid: number, entry: string): number[] {
+	const below = new Set([pid]);
+	for (let grew = true; grew;) {
+		grew = false;
+		for (const row of table) {
+			if (!below.has(row.pid) && below.has(row.ppid)) {
+				below.add(row.pid);
+				grew = true;
+			}
+		}
+	}
+	return table
+		.filter((row) => row.pid !== pid && below.has(row.pid) && row.args.includes(entry))
+		.map((row) => row.pid);
+}
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 	try {
 		process.kill(-pgid, signal);

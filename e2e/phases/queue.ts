@@ -30,8 +30,10 @@ import { callWebhook, type Loose, type Reply } from '../n8nRest.ts';
 import {
 	exitOf,
 	groupMembers,
+	processTable,
 	runBounded,
 	runProcesses,
+	serversUnder,
 	showLogTail,
 	startInGroup,
 	stopGroup,
@@ -143,38 +145,6 @@ const answersHttp = (url: string) =>
 	fetch(url, { signal: AbortSignal.timeout(2_000) })
 		.then((response) => response.ok)
 		.catch(() => false);
-
-interface ProcessInfo {
-	pid: number;
-	ppid: number;
-	args: string;
-}
-
-function processTable(): ProcessInfo[] {
-	const listing = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout;
-	return listing
-		.split('\n')
-		.map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
-		.filter((match) => match !== null)
-		.map(([, pid, ppid, args]) => ({ pid: Number(pid), ppid: Number(ppid), args }));
-}
-
-/** The MCP server processes (by the server's entry file) started by `pid` or its children. */
-function serversUnder(table: ProcessInfo[], pid: number, entry: string): number[] {
-	const below = new Set([pid]);
-	for (let grew = true; grew;) {
-		grew = false;
-		for (const row of table) {
-			if (!below.has(row.pid) && below.has(row.ppid)) {
-				below.add(row.pid);
-				grew = true;
-			}
-		}
-	}
-	return table
-		.filter((row) => row.pid !== pid && below.has(row.pid) && row.args.includes(entry))
-		.map((row) => row.pid);
-}
 
 interface N8nProcess {
 	name: string;
