@@ -279,7 +279,7 @@ async function queueMode(
 	if (!cluster) return;
 	const entry = options.servers.everything;
 	const servers = await callTheWebhook(ctx, cluster, entry);
-	checkWhoRan(ctx, cluster, programs, stores);
+	await checkWhoRan(ctx, cluster, programs, stores);
 	checkServers(ctx, servers);
 	await stopAndCheck(ctx, started, entry);
 }
@@ -482,26 +482,39 @@ async function callTheWebhook(
  * Who ran the executions: the main's log names each execution it enqueued, a worker's log each
  * one it ran; PostgreSQL holds them all.
  */
-function checkWhoRan(ctx: RunContext, cluster: Cluster, programs: Services, stores: Stores): void {
+async function checkWhoRan(
+	ctx: RunContext,
+	cluster: Cluster,
+	programs: Services,
+	stores: Stores,
+): Promise<void> {
 	const idsIn = (log: string, pattern: RegExp) =>
 		[...readFileSync(log, 'utf8').replace(ANSI, '').matchAll(pattern)].map((match) => match[1]);
-	const enqueued = idsIn(cluster.main.log, /Enqueued execution (\d+)/g);
-	const ranOnMain = idsIn(cluster.main.log, /Worker (?:started|finished) execution (\d+)/g);
-	const ranBy = cluster.workers.map((worker) =>
-		idsIn(worker.log, /Worker finished execution (\d+)/g),
-	);
-	const stored = psql(
-		programs,
-		stores,
-		`select id, status, mode from execution_entity where "workflowId" = '${WORKFLOW_ID}' order by id`,
-	);
+	const total = AT_ONCE + ONE_BY_ONE;
+	const observe = () => ({
+		enqueued: idsIn(cluster.main.log, /Enqueued execution (\d+)/g),
+		ranOnMain: idsIn(cluster.main.log, /Worker (?:started|finished) execution (\d+)/g),
+		ranBy: cluster.workers.map((worker) => idsIn(worker.log, /Worker finished execution (\d+)/g)),
+		stored: psql(
+			programs,
+			stores,
+			`select id, status, mode from execution_entity where "workflowId" = '${WORKFLOW_ID}' order by id`,
+		),
+	});
+	// A webhook answers from its Respond to Webhook node: the worker logs the execution's end, and
+	// stores its status, a moment after the caller has its answer.
+	let seen = observe();
+	await until(10, () => {
+		seen = observe();
+		return seen.ranBy.flat().length >= total && seen.stored.length >= total;
+	});
+	const { enqueued, ranOnMain, ranBy, stored } = seen;
 	const rows = stored.map((line) => line.split('|'));
 	const storedIds = rows.map(([id]) => id);
 	const unsuccessful = rows.filter(
 		([, status, mode]) => status !== 'success' || mode !== 'webhook',
 	);
 	const byWorkers = ranBy.flat();
-	const total = AT_ONCE + ONE_BY_ONE;
 	const sameSet = (a: string[], b: string[]) =>
 		a.length === b.length && [...a].sort().join() === [...b].sort().join();
 	const counts = ranBy.map((ids, n) => `${cluster.workers[n].name}: ${ids.length}`).join(', ');
