@@ -14,6 +14,7 @@ import {
 } from '../../nodes/McpClient/methods';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { editorContextFor, errorOf, nodeTypesFrom, outputOf } from '../support/engine';
+import { optionsOf } from '../support/formFields';
 import * as mcp from '../support/mcpWorkflow';
 import {
 	childEnv,
@@ -247,11 +248,7 @@ describe('MCP Client: editor methods', () => {
 				displayName: 'priority',
 				required: false,
 				type: 'options',
-				options: [
-					{ name: 'low', value: 'low' },
-					{ name: 'normal', value: 'normal' },
-					{ name: 'high', value: 'high' },
-				],
+				options: optionsOf('low', 'normal', 'high'),
 				...common,
 			},
 			{ id: 'note', displayName: 'note', required: false, type: 'string', ...common },

@@ -1,4 +1,5 @@
 import { formValuesToArguments, schemaToFormFields } from '../../lib/schema/formFields';
+import { optionsOf } from '../support/formFields';
 
 const schema = {
 	type: 'object',
@@ -30,10 +31,7 @@ describe('form fields from an input schema', () => {
 				displayName: 'mode',
 				required: false,
 				type: 'options',
-				options: [
-					{ name: 'fast', value: 'fast' },
-					{ name: 'exact', value: 'exact' },
-				],
+				options: optionsOf('fast', 'exact'),
 			},
 			{ id: 'filter', displayName: 'filter', required: false, type: 'object' },
 			{ id: 'tags', displayName: 'tags', required: false, type: 'array' },

@@ -6,75 +6,57 @@
 // --invalid-tools lists tools whose definitions break the MCP schema next to the valid ones;
 // --mute starts a process that never answers anything, not even `initialize`;
 // --failing-list answers tools/list with a -32000 error that quotes $CANARY_SECRET.
-import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import {
 	CallToolRequestSchema,
 	ErrorCode,
-	isInitializeRequest,
 	ListToolsRequestSchema,
 	McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { commandLine, fatal } from './commandLine.mjs';
+import { jsonRpcError, mcpSessions, reply } from './sessions.mjs';
 
 const options = parseArgs(process.argv.slice(2));
-const PAGE_SIZE = 3;
 const PNG_1X1 =
 	'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 let counter = 0;
 
 function parseArgs(argv) {
-	const parsed = {
-		http: undefined,
-		sseOnly: false,
-		requiredHeaders: [],
-		name: 'fault-server',
-		version: '1.0.0',
-		prefix: '',
-		hostile: false,
-		invalidTools: false,
-		mute: false,
-		failingList: false,
-	};
-	for (let i = 0; i < argv.length; i++) {
-		const flag = argv[i];
-		const value = () => {
-			if (i + 1 >= argv.length) fatal(`${flag} needs a value`);
-			return argv[++i];
-		};
-		if (flag === '--http') parsed.http = Number(value());
-		else if (flag === '--sse-only') parsed.sseOnly = true;
-		else if (flag === '--require-header') {
-			const raw = value();
+	const values = commandLine(argv, {
+		http: { type: 'string' },
+		'sse-only': { type: 'boolean', default: false },
+		'require-header': { type: 'string', multiple: true, default: [] },
+		name: { type: 'string', default: 'fault-server' },
+		'server-version': { type: 'string', default: '1.0.0' },
+		'tools-prefix': { type: 'string', default: '' },
+		hostile: { type: 'boolean', default: false },
+		'invalid-tools': { type: 'boolean', default: false },
+		mute: { type: 'boolean', default: false },
+		'failing-list': { type: 'boolean', default: false },
+	});
+	const http = values.http === undefined ? undefined : Number(values.http);
+	if (http !== undefined && !(Number.isInteger(http) && http > 0))
+		fatal('--http wants a port number');
+	return {
+		http,
+		sseOnly: values['sse-only'],
+		requiredHeaders: values['require-header'].map((raw) => {
 			const colon = raw.indexOf(':');
 			if (colon < 1) fatal(`--require-header wants "Name: value", got ${raw}`);
-			parsed.requiredHeaders.push({
-				name: raw.slice(0, colon).trim().toLowerCase(),
-				value: raw.slice(colon + 1).trim(),
-			});
-		} else if (flag === '--name') parsed.name = value();
-		else if (flag === '--server-version') parsed.version = value();
-		else if (flag === '--tools-prefix') parsed.prefix = value();
-		else if (flag === '--hostile') parsed.hostile = true;
-		else if (flag === '--invalid-tools') parsed.invalidTools = true;
-		else if (flag === '--mute') parsed.mute = true;
-		else if (flag === '--failing-list') parsed.failingList = true;
-		else fatal(`unknown argument ${flag}`);
-	}
-	if (parsed.http !== undefined && !(Number.isInteger(parsed.http) && parsed.http > 0)) {
-		fatal('--http wants a port number');
-	}
-	return parsed;
-}
-
-function fatal(message) {
-	console.error(`fault-server: ${message}`);
-	process.exit(2);
+			return { name: raw.slice(0, colon).trim().toLowerCase(), value: raw.slice(colon + 1).trim() };
+		}),
+		name: values.name,
+		version: values['server-version'],
+		prefix: values['tools-prefix'],
+		hostile: values.hostile,
+		invalidTools: values['invalid-tools'],
+		mute: values.mute,
+		failingList: values['failing-list'],
+	};
 }
 
 // Smallest valid WAV: 8 samples of 8-bit silence, so audio content decodes as a real file.
@@ -662,6 +644,9 @@ function decodeCursor(cursor) {
 	throw new McpError(ErrorCode.InvalidParams, `Invalid cursor: ${cursor}`);
 }
 
+// tools/list pages by PAGE_SIZE, so clients must follow the cursor.
+const PAGE_SIZE = 3;
+
 function createMcpServer() {
 	const server = new Server(
 		{ name: options.name, version: options.version },
@@ -723,59 +708,14 @@ function readJson(req) {
 	});
 }
 
-function reply(res, status, body, headers = {}) {
-	res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-	res.end(JSON.stringify(body));
-}
-
-const jsonRpcError = (message) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-
 function serveHttp(port) {
-	const streamable = new Map();
-	const sse = new Map();
-
-	async function handleStreamable(req, res) {
-		const sessionId = req.headers['mcp-session-id'];
-		if (sessionId !== undefined) {
-			const transport = streamable.get(sessionId);
-			// 404 tells the client its session is gone and it must initialize again.
-			if (!transport) return reply(res, 404, jsonRpcError('Session not found'));
-			return transport.handleRequest(req, res);
-		}
-		if (req.method !== 'POST')
-			return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
-		let body;
-		try {
-			body = await readJson(req);
-		} catch {
-			return reply(res, 400, {
-				jsonrpc: '2.0',
-				error: { code: ErrorCode.ParseError, message: 'Parse error' },
-				id: null,
-			});
-		}
-		if (!isInitializeRequest(body))
-			return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
-		const transport = new StreamableHTTPServerTransport({
-			sessionIdGenerator: () => randomUUID(),
-			onsessioninitialized: (id) => streamable.set(id, transport),
-		});
-		transport.onclose = () => {
-			streamable.delete(transport.sessionId);
-			console.error(`fault-server: session ${transport.sessionId} ended`);
-		};
-		await createMcpServer().connect(transport);
-		keepRawArguments(transport);
-		await transport.handleRequest(req, res, body);
-	}
-
-	async function handleSseStream(res) {
-		const transport = new SSEServerTransport('/messages', res);
-		sse.set(transport.sessionId, transport);
-		transport.onclose = () => sse.delete(transport.sessionId);
-		await createMcpServer().connect(transport);
-		keepRawArguments(transport);
-	}
+	const sessions = mcpSessions(
+		async (transport) => {
+			await createMcpServer().connect(transport);
+			keepRawArguments(transport);
+		},
+		(sessionId) => console.error(`fault-server: session ${sessionId} ended`),
+	);
 
 	async function route(req, res) {
 		const url = new URL(req.url, 'http://127.0.0.1');
@@ -787,18 +727,16 @@ function serveHttp(port) {
 				});
 			}
 		}
-		if (url.pathname === '/mcp' && !options.sseOnly) return handleStreamable(req, res);
+		if (url.pathname === '/mcp' && !options.sseOnly)
+			return sessions.streamable(req, res, undefined, () => readJson(req));
 		if (url.pathname === '/sse') {
 			// A POST here is a client probing for Streamable HTTP; 405 sends it to the SSE fallback.
 			if (req.method !== 'GET')
 				return reply(res, 405, jsonRpcError('Method not allowed'), { Allow: 'GET' });
-			return handleSseStream(res);
+			return sessions.sseStream(res);
 		}
-		if (url.pathname === '/messages' && req.method === 'POST') {
-			const transport = sse.get(url.searchParams.get('sessionId') ?? '');
-			if (!transport) return reply(res, 404, jsonRpcError('Session not found'));
-			return transport.handlePostMessage(req, res);
-		}
+		if (url.pathname === '/messages' && req.method === 'POST')
+			return sessions.sseMessage(url.searchParams.get('sessionId') ?? '', req, res);
 		reply(res, 404, { error: 'not found' });
 	}
 

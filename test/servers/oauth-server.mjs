@@ -13,8 +13,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import express from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import {
 	createOAuthMetadata,
 	getOAuthProtectedResourceMetadataUrl,
@@ -31,7 +29,6 @@ import {
 	CreateMessageResultSchema,
 	ElicitResultSchema,
 	GetPromptRequestSchema,
-	isInitializeRequest,
 	ListPromptsRequestSchema,
 	ListResourcesRequestSchema,
 	ListResourceTemplatesRequestSchema,
@@ -40,21 +37,22 @@ import {
 	ErrorCode,
 	ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { commandLine, fatal } from './commandLine.mjs';
+import { jsonRpcError, mcpSessions, reply } from './sessions.mjs';
 
 const options = parseArgs(process.argv.slice(2));
-const PAGE_SIZE = 2;
 const stats = { registrations: 0, authorizations: 0, tokens: 0, refreshes: 0, mcpRequests: 0 };
 
 function parseArgs(argv) {
-	const parsed = {
-		port: 0,
-		authPort: 0,
-		tokenSeconds: 3600,
-		scopes: ['mcp:tools'],
-		writeScope: undefined,
-		auth: true,
-		break: undefined,
-	};
+	const values = commandLine(argv, {
+		port: { type: 'string', default: '0' },
+		'auth-port': { type: 'string', default: '0' },
+		'token-seconds': { type: 'string', default: '3600' },
+		scopes: { type: 'string', default: 'mcp:tools' },
+		'write-scope': { type: 'string' },
+		'no-auth': { type: 'boolean', default: false },
+		break: { type: 'string' },
+	});
 	const breaks = [
 		'metadata-html',
 		'metadata-invalid',
@@ -64,29 +62,17 @@ function parseArgs(argv) {
 		'unreachable',
 		'silent',
 	];
-	for (let i = 0; i < argv.length; i++) {
-		const flag = argv[i];
-		const value = () => {
-			if (i + 1 >= argv.length) fatal(`${flag} needs a value`);
-			return argv[++i];
-		};
-		if (flag === '--port') parsed.port = Number(value());
-		else if (flag === '--auth-port') parsed.authPort = Number(value());
-		else if (flag === '--token-seconds') parsed.tokenSeconds = Number(value());
-		else if (flag === '--scopes') parsed.scopes = value().split(' ').filter(Boolean);
-		else if (flag === '--write-scope') parsed.writeScope = value();
-		else if (flag === '--no-auth') parsed.auth = false;
-		else if (flag === '--break') {
-			parsed.break = value();
-			if (!breaks.includes(parsed.break)) fatal(`--break wants one of ${breaks.join(', ')}`);
-		} else fatal(`unknown argument ${flag}`);
-	}
-	return parsed;
-}
-
-function fatal(message) {
-	console.error(`oauth-server: ${message}`);
-	process.exit(2);
+	if (values.break !== undefined && !breaks.includes(values.break))
+		fatal(`--break wants one of ${breaks.join(', ')}`);
+	return {
+		port: Number(values.port),
+		authPort: Number(values['auth-port']),
+		tokenSeconds: Number(values['token-seconds']),
+		scopes: values.scopes.split(' ').filter(Boolean),
+		writeScope: values['write-scope'],
+		auth: !values['no-auth'],
+		break: values.break,
+	};
 }
 
 // ---- Authorization server: everything in memory, every authorization approved at once.
@@ -229,6 +215,8 @@ const tools = [
 ];
 
 // Each listing pages by PAGE_SIZE; a cursor is the next offset.
+const PAGE_SIZE = 2;
+
 function page(items, cursor, key) {
 	const offset = cursor === undefined ? 0 : Number(cursor);
 	if (!Number.isInteger(offset) || offset < 0 || offset > items.length) {
@@ -345,8 +333,6 @@ function createMcpServer() {
 	return server;
 }
 
-const jsonRpcError = (message) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-
 function listen(app, port) {
 	return new Promise((resolve, reject) => {
 		const server = app.listen(port, '127.0.0.1', () => resolve(server));
@@ -426,40 +412,15 @@ async function start() {
 	});
 	mcpApp.use(['/mcp', '/sse', '/messages'], guard, express.json(), requireWriteScope(mcpUrl));
 
-	const streamable = new Map();
-	mcpApp.all('/mcp', async (req, res) => {
-		const sessionId = req.headers['mcp-session-id'];
-		if (sessionId !== undefined) {
-			const transport = streamable.get(sessionId);
-			if (!transport) return res.status(404).json(jsonRpcError('Session not found'));
-			return transport.handleRequest(req, res, req.body);
-		}
-		if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-			return res.status(400).json(jsonRpcError('Missing Mcp-Session-Id header'));
-		}
-		const transport = new StreamableHTTPServerTransport({
-			sessionIdGenerator: () => randomUUID(),
-			onsessioninitialized: (id) => streamable.set(id, transport),
-		});
-		transport.onclose = () => streamable.delete(transport.sessionId);
-		await createMcpServer().connect(transport);
-		await transport.handleRequest(req, res, req.body);
-	});
-	const sse = new Map();
-	mcpApp.get('/sse', async (_req, res) => {
-		const transport = new SSEServerTransport('/messages', res);
-		sse.set(transport.sessionId, transport);
-		transport.onclose = () => sse.delete(transport.sessionId);
-		await createMcpServer().connect(transport);
-	});
+	const sessions = mcpSessions((transport) => createMcpServer().connect(transport));
+	mcpApp.all('/mcp', (req, res) => sessions.streamable(req, res, req.body));
+	mcpApp.get('/sse', (_req, res) => sessions.sseStream(res));
 	mcpApp.post('/sse', (_req, res) =>
-		res.status(405).set('Allow', 'GET').json(jsonRpcError('Method not allowed')),
+		reply(res, 405, jsonRpcError('Method not allowed'), { Allow: 'GET' }),
 	);
-	mcpApp.post('/messages', (req, res) => {
-		const transport = sse.get(String(req.query.sessionId ?? ''));
-		if (!transport) return res.status(404).json(jsonRpcError('Session not found'));
-		return transport.handlePostMessage(req, res, req.body);
-	});
+	mcpApp.post('/messages', (req, res) =>
+		sessions.sseMessage(String(req.query.sessionId ?? ''), req, res, req.body),
+	);
 
 	console.log(
 		JSON.stringify({
