@@ -1,7 +1,7 @@
-import { outboundFetch, type EgressFilter } from '../http/outbound';
+import { outboundRequest, type EgressFilter } from '../http/outbound';
 
 /**
- * The one HTTP call the model layer needs, as a function the caller supplies: `fetchSend` at run
+ * The one HTTP call the model layer needs, as a function the caller supplies: `outboundSend` at run
  * time, n8n's request helper where n8n offers nothing else (credential tests). This layer never
  * imports n8n.
  */
@@ -25,21 +25,14 @@ export interface HttpResponse {
 export type HttpSend = (request: HttpRequest) => Promise<HttpResponse>;
 
 /**
- * Model calls over fetch, on connections kept alive per API host (one TLS handshake, not one per
- * turn: n8n's request helper opens a new connection for every request), through the outbound path
- * of the MCP layer: the environment's proxy variables, as n8n reads them, and the host's egress
- * policy (n8n's SSRF protection) checked for every URL and redirect.
+ * Model calls on connections kept alive per API host (one TLS handshake, not one per turn: n8n's
+ * request helper opens a new connection for every request), through the outbound path of the MCP
+ * layer: the environment's proxy variables, as n8n reads them, and the host's egress policy
+ * (n8n's SSRF protection) checked for every URL and redirect.
  */
-export function fetchSend(egress?: EgressFilter): HttpSend {
-	const send = outboundFetch({ egress });
-	return async ({ method, url, headers, body, signal }) => {
-		const response = await send(url, { method, headers, body, signal });
-		return {
-			status: response.status,
-			headers: Object.fromEntries(response.headers),
-			body: response.body ?? [],
-		};
-	};
+export function outboundSend(egress?: EgressFilter): HttpSend {
+	const send = outboundRequest({ egress });
+	return ({ url, ...request }) => send(url, request);
 }
 
 export function headerOf(response: HttpResponse, name: string): string | undefined {

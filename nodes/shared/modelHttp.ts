@@ -5,7 +5,7 @@ import type {
 	RequestHelperFunctions,
 } from 'n8n-workflow';
 import {
-	fetchSend,
+	outboundSend,
 	type HttpRequest,
 	type HttpResponse,
 	type HttpSend,
@@ -20,7 +20,7 @@ interface FullResponse {
 /** A node's model calls, at run time and in the editor: kept-alive connections under n8n's egress policy (where this n8n has one). */
 export function nodeHttpSend(context: IExecuteFunctions | ILoadOptionsFunctions): HttpSend {
 	const helpers = context.helpers as Partial<RequestHelperFunctions>;
-	return fetchSend(helpers.getSecureEgressFilter?.());
+	return outboundSend(helpers.getSecureEgressFilter?.());
 }
 
 /**

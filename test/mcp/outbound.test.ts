@@ -2,6 +2,8 @@ import { lookup as dnsLookup } from 'node:dns';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type LookupFunction, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { outboundRequest, type OutboundResponse } from '../../lib/http/outbound';
+import { readText } from '../../lib/model/http';
 import {
 	ConnectionPool,
 	outboundFetch,
@@ -124,21 +126,28 @@ describe('MCP over HTTP through the proxy of the environment', () => {
 	});
 });
 
+/** A server that answers 404 to everything, keeping each request's headers (`seen`) and the rest. */
 async function startRecorder() {
 	const seen: IncomingMessage['headers'][] = [];
+	const requests: Array<{ method?: string; url?: string; body: string }> = [];
 	const url = await listen(
 		createServer((req, res) => {
 			seen.push(req.headers);
-			res.writeHead(404).end();
+			let body = '';
+			req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+			req.on('end', () => {
+				requests.push({ method: req.method, url: req.url, body });
+				res.writeHead(404).end('not here');
+			});
 		}),
 	);
-	return { url, seen };
+	return { url, seen, requests };
 }
-async function startRedirector(target: string) {
+async function startRedirector(target: string, status = 307) {
 	return listen(
 		createServer((req, res) => {
 			req.resume();
-			res.writeHead(307, { Location: `${target}${req.url}` }).end();
+			res.writeHead(status, { Location: `${target}${req.url}` }).end();
 		}),
 	);
 }
@@ -254,5 +263,74 @@ describe("the host's egress policy", () => {
 		expect(response.status).toBe(404);
 		expect(recorder.seen).toHaveLength(1);
 		expect(recorder.seen[0].authorization).toBeUndefined();
+	});
+});
+
+describe('model calls (undici requests on the same outbound path)', () => {
+	const post = { method: 'POST', body: '{"model":"m"}' };
+	const textOf = async (response: OutboundResponse) => readText(response.body);
+
+	it('follow a 307 with the method and body kept, leaving the authorization behind at another origin', async () => {
+		const recorder = await startRecorder();
+		const redirector = await startRedirector(recorder.url);
+		const response = await outboundRequest()(`${redirector}/v1/chat/completions?x=1`, {
+			...post,
+			headers: { authorization: 'Bearer sk-model-secret', 'content-type': 'application/json' },
+		});
+		expect(response.status).toBe(404);
+		expect(await textOf(response)).toBe('not here');
+		expect(recorder.requests).toEqual([
+			{ method: 'POST', url: '/v1/chat/completions?x=1', body: '{"model":"m"}' },
+		]);
+		expect(recorder.seen[0].authorization).toBeUndefined();
+		expect(recorder.seen[0]['content-type']).toBe('application/json');
+		expect(recorder.seen[0]['user-agent']).toMatch(/^n8n-nodes-tool-calling\/\d+\.\d+\.\d+/);
+	});
+
+	it('turn a 303 into a GET without the body, as fetch does', async () => {
+		const recorder = await startRecorder();
+		const redirector = await startRedirector(recorder.url, 303);
+		await textOf(await outboundRequest()(`${redirector}/answer`, { ...post, headers: {} }));
+		expect(recorder.requests).toEqual([{ method: 'GET', url: '/answer', body: '' }]);
+	});
+
+	it('stop at a redirect to a host the policy blocks, before any request reaches it', async () => {
+		const recorder = await startRecorder();
+		const redirector = await startRedirector(recorder.url);
+		const send = outboundRequest({ egress: egressPolicy([hostOf(recorder.url)]).filter });
+		await expect(send(`${redirector}/v1/messages`, { ...post, headers: {} })).rejects.toThrow(
+			`The outbound network policy refused the request to ${recorder.url}/v1/messages: ${hostOf(recorder.url)} is blocked`,
+		);
+		expect(recorder.seen).toEqual([]);
+	});
+
+	it('go through HTTP_PROXY, and direct to a host NO_PROXY names', async () => {
+		const recorder = await startRecorder();
+		const proxy = await startRecordingProxy();
+		await withProxyEnvironment({ HTTP_PROXY: proxy.url }, async () => {
+			await textOf(
+				await outboundRequest()(`${recorder.url}/v1/models`, { method: 'GET', headers: {} }),
+			);
+		});
+		expect(proxy.passed).toEqual([`CONNECT ${hostOf(recorder.url)}`]);
+		await withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }, async () => {
+			await textOf(
+				await outboundRequest()(`${recorder.url}/v1/models`, { method: 'GET', headers: {} }),
+			);
+		});
+		expect(proxy.passed).toHaveLength(1);
+		expect(recorder.requests).toHaveLength(2);
+	});
+
+	it('end when the caller aborts, the error saying so', async () => {
+		const silent = await listen(createServer(() => undefined));
+		const controller = new AbortController();
+		const sent = outboundRequest()(`${silent}/v1/chat/completions`, {
+			...post,
+			headers: {},
+			signal: controller.signal,
+		});
+		setTimeout(() => controller.abort(new Error('the turn was cancelled')), 50);
+		await expect(sent).rejects.toThrow('the turn was cancelled');
 	});
 });
