@@ -3,7 +3,8 @@
 //
 // Its folders in layers, lowest first. A file imports from its own folder and from folders on
 // lower lines only: never upward, never sideways, no cycles (test/lib/layers.test.ts checks).
-//   json, util, http
+//   json, util
+//   http
 //   conversation
 //   schema
 //   dialects
