@@ -90,6 +90,21 @@ describe('Tool Calling Model', () => {
 		expect(request.headers.authorization).toBe('Bearer sk-test-secret-key');
 	});
 
+	it('names the package in User-Agent, unless the credential sets one', async () => {
+		api.script(reply.text('One.'), reply.text('Two.'));
+		await runModel({ userMessage: 'hi' }, [{ json: {} }]);
+		await runModel(
+			{ userMessage: 'hi' },
+			[{ json: {} }],
+			{},
+			{ headers: { header: [{ name: 'User-Agent', value: 'gateway-client/2' }] } },
+		);
+		expect(api.requests[0].headers['user-agent']).toMatch(
+			/^n8n-nodes-tool-calling\/\d+\.\d+\.\d+$/,
+		);
+		expect(api.requests[1].headers['user-agent']).toBe('gateway-client/2');
+	});
+
 	it('records request and response in the trace with the key and auth headers redacted', async () => {
 		api.script(reply.text('Five.'));
 		const { answers } = await runModel(
