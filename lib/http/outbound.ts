@@ -1,5 +1,5 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
 import { OWN_PACKAGE } from '../util/manifest';
 
 /** The proxy variables n8n's own HTTP requests follow, lower case first as curl and n8n read them. */
@@ -145,13 +145,14 @@ const USER_AGENT = `${OWN_PACKAGE.name}/${OWN_PACKAGE.version}`;
 /**
  * The same outbound path (agents kept alive per proxy setting and policy, the policy checked for
  * every URL and redirect) through undici's request API rather than fetch: half the time per
- * request, which a model turn feels. Redirects are followed as fetch follows them.
+ * request, which a model turn feels. Redirects are followed as fetch follows them, and a body
+ * that comes compressed (asked for in the credential's headers, or sent unasked) is decoded.
  */
 export function outboundRequest(
 	options: Pick<OutboundOptions, 'proxy' | 'egress'> = {},
 ): (url: string, request: OutboundRequest) => Promise<OutboundResponse> {
 	const proxy = options.proxy ?? proxySettingsFrom();
-	const dispatcher = dispatcherFor(proxy, options.egress);
+	const dispatcher = dispatcherFor(proxy, options.egress).compose(interceptors.decompress());
 	const send = (target: URL, request: OutboundRequest) =>
 		dispatcher.request({
 			origin: target.origin,

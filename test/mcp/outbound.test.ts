@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type LookupFunction, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { outboundRequest, type OutboundResponse } from '../../lib/http/outbound';
 import { readText } from '../../lib/model/http';
 import {
@@ -320,6 +321,22 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		});
 		expect(proxy.passed).toHaveLength(1);
 		expect(recorder.requests).toHaveLength(2);
+	});
+
+	it('decode a body that comes compressed', async () => {
+		const answer = JSON.stringify({ choices: [{ message: { content: 'Hello!' } }] });
+		const server = await listen(
+			createServer((req, res) => {
+				req.resume();
+				res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+				res.end(gzipSync(answer));
+			}),
+		);
+		const response = await outboundRequest()(`${server}/v1/chat/completions`, {
+			...post,
+			headers: { 'accept-encoding': 'gzip' },
+		});
+		expect(await textOf(response)).toBe(answer);
 	});
 
 	it('end when the caller aborts, the error saying so', async () => {
