@@ -62,7 +62,9 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
 	const text = (value: string) => {
 		const matchers = matchersNow();
-		return matchers ? value.replace(matchers.text, REDACTED) : value;
+		return matchers && value.length >= matchers.shortest
+			? value.replace(matchers.text, REDACTED)
+			: value;
 	};
 
 	/**
@@ -140,7 +142,7 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		while (stack.length > 0) {
 			const value = stack.pop();
 			if (typeof value === 'string') {
-				if (value.search(matchers.text) !== -1) return true;
+				if (value.length >= matchers.shortest && value.search(matchers.text) !== -1) return true;
 			} else if (value !== null && typeof value === 'object' && !seen.has(value)) {
 				seen.add(value);
 				for (const inner of Array.isArray(value) ? value : Object.values(value)) stack.push(inner);

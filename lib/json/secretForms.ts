@@ -12,6 +12,8 @@ export interface SecretMatchers {
 	text: RegExp;
 	/** Also the secret's bytes as UTF-8 and UTF-16, for binary data read as latin1 (not global: for test). */
 	bytes: RegExp;
+	/** No text shorter than this holds any form of any secret: most of a JSON item is shorter. */
+	shortest: number;
 }
 
 /** One regular expression per use for all secrets; undefined when there is no secret to look for. */
@@ -29,7 +31,20 @@ export function secretMatchers(secrets: readonly string[]): SecretMatchers | und
 	return {
 		text: new RegExp(textForms.join('|'), 'g'),
 		bytes: new RegExp([...textForms, ...byteForms].join('|')),
+		shortest: Math.min(...needles.map(shortestForm)),
 	};
+}
+
+/**
+ * The fewest UTF-16 units a form of the secret can take: one a character as it is (a character
+ * written escaped or encoded is longer), and one a base64 character.
+ */
+function shortestForm(secret: string): number {
+	const bytes = Buffer.byteLength(secret);
+	const base64 = [0, 1, 2].map(
+		(offset) => Math.floor((4 * (offset + bytes)) / 3) - Math.ceil((4 * offset) / 3),
+	);
+	return Math.min([...secret].length, ...base64);
 }
 
 function textFormsOf(secret: string): string[] {

@@ -253,6 +253,23 @@ describe('secrets in encoded forms', () => {
 		}
 	});
 
+	it('finds the shortest form of a secret standing alone: the secret itself, or the base64 its bytes alone decide', () => {
+		for (const secret of ['abc123', 'пароль12', 'sk-live/0123+4567 89"ab']) {
+			const own = createRedactor({ secrets: [secret] });
+			const secretBytes = Buffer.from(secret, 'utf8');
+			const forms = [secret];
+			for (const offset of [0, 1, 2]) {
+				const encoded = Buffer.concat([Buffer.alloc(offset), secretBytes]).toString('base64');
+				const end = Math.floor((4 * (offset + secretBytes.length)) / 3);
+				forms.push(encoded.slice(Math.ceil((4 * offset) / 3), end));
+			}
+			for (const form of forms) {
+				expect(own.values({ value: form })).toEqual({ value: '[redacted]' });
+				expect(own.all([form])).toEqual(['[redacted]']);
+			}
+		}
+	});
+
 	it('hides URL encoding, hex in either case, and JSON escapes, also mixed', () => {
 		const forms = [
 			encodeURIComponent(SECRET),
