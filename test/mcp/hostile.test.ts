@@ -91,6 +91,8 @@ describe('a hostile MCP server', () => {
 	it('reporting progress forever is stopped at the total cap, cancelled at the server, and kept', async () => {
 		const pool = newPool();
 		const config = hostile('progress');
+		// The server started first: the times below are the call's own, not the start's.
+		await pidOf(pool, config);
 		const started = Date.now();
 		const { error, connection, pid } = await failureOf(
 			pool,
@@ -134,6 +136,7 @@ describe('a hostile MCP server', () => {
 	it('closing its stdout but running on is a lost connection at once; its process is ended', async () => {
 		const pool = newPool();
 		const config = hostile('deaf');
+		await pidOf(pool, config);
 		const started = Date.now();
 		const { error, pid } = await failureOf(pool, config, 'close_stdout', {}, { timeoutMs: 30_000 });
 		expect(Date.now() - started).toBeLessThan(10_000);
