@@ -1,5 +1,7 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, EnvHttpProxyAgent, interceptors, type Dispatcher } from 'undici';
+import { pipeline, type Readable, type Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { OWN_PACKAGE } from '../util/manifest';
 
 /** The proxy variables n8n's own HTTP requests follow, lower case first as curl and n8n read them. */
@@ -152,7 +154,7 @@ export function outboundRequest(
 	options: Pick<OutboundOptions, 'proxy' | 'egress'> = {},
 ): (url: string, request: OutboundRequest) => Promise<OutboundResponse> {
 	const proxy = options.proxy ?? proxySettingsFrom();
-	const dispatcher = dispatcherFor(proxy, options.egress).compose(interceptors.decompress());
+	const dispatcher = dispatcherFor(proxy, options.egress);
 	const send = (target: URL, request: OutboundRequest) =>
 		dispatcher.request({
 			origin: target.origin,
@@ -167,8 +169,26 @@ export function outboundRequest(
 			egress: options.egress,
 			proxy,
 		});
-		return { status: answer.statusCode, headers: answer.headers, body: answer.body };
+		const { statusCode: status, headers, body } = answer;
+		return { status, headers, body: decoded(body, headers['content-encoding']) };
 	};
+}
+
+const DECODERS: Record<string, () => Transform> = {
+	gzip: createGunzip,
+	'x-gzip': createGunzip,
+	deflate: createInflate,
+	br: createBrotliDecompress,
+};
+
+/** The body as it was before the server compressed it, for the encodings fetch decodes. */
+function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
+	const name = String(encoding ?? '')
+		.trim()
+		.toLowerCase();
+	const decoder = Object.hasOwn(DECODERS, name) ? DECODERS[name] : undefined;
+	// pipeline passes an error of either side (a broken gzip, an abort) on to the decoder.
+	return decoder ? pipeline(body, decoder(), () => undefined) : body;
 }
 
 /** What the redirect loop needs to see of one hop's answer. */

@@ -375,14 +375,15 @@ describe('OAuth failures name the step and never hang', () => {
 	it('a credential whose server URL changed discovers the new server', async () => {
 		const [first, second] = await Promise.all([
 			startOAuthServer(),
-			startOAuthServer(['--token-seconds', '1']),
+			startOAuthServer(['--token-seconds', '3']),
 		]);
 		const id = randomUUID();
 		const firstUse = httpConfig(first.mcp, { id, authorize: headlessAuthorize });
 		await newPool().use(firstUse, (connection) => connection.listTools());
 		// Tokens of the second server that have expired: renewing them needs its own discovery.
+		// (3 s tokens: the renewed one must outlive a busy machine's pause before it is used.)
 		const stored = await connectedCredential(second);
-		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		await new Promise((resolve) => setTimeout(resolve, 3_100));
 		const secondUse = httpConfig(second.mcp, { id, ...stored });
 		const tools = await newPool().use(secondUse, (connection) => connection.listTools());
 		expect(tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'whoami' })]));

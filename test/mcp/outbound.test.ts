@@ -323,20 +323,22 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		expect(recorder.requests).toHaveLength(2);
 	});
 
-	it('decode a body that comes compressed', async () => {
+	it('decode a body that comes compressed, and fail on one that only says it is', async () => {
 		const answer = JSON.stringify({ choices: [{ message: { content: 'Hello!' } }] });
 		const server = await listen(
 			createServer((req, res) => {
 				req.resume();
 				res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-				res.end(gzipSync(answer));
+				res.end(req.url === '/broken' ? answer : gzipSync(answer));
 			}),
 		);
-		const response = await outboundRequest()(`${server}/v1/chat/completions`, {
-			...post,
-			headers: { 'accept-encoding': 'gzip' },
-		});
-		expect(await textOf(response)).toBe(answer);
+		const send = outboundRequest();
+		const request = { ...post, headers: { 'accept-encoding': 'gzip' } };
+		expect(await textOf(await send(`${server}/v1/chat/completions`, request))).toBe(answer);
+		// A body that says gzip but is not: reading it fails, rather than giving bytes as text.
+		await expect(textOf(await send(`${server}/broken`, request))).rejects.toThrow(
+			/incorrect header check/,
+		);
 	});
 
 	it('end when the caller aborts, the error saying so', async () => {
