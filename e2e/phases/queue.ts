@@ -503,11 +503,10 @@ async function checkWhoRan(
 	});
 	// A webhook answers from its Respond to Webhook node: the worker logs the execution's end, and
 	// stores its status, a moment after the caller has its answer.
+	const complete = (found: ReturnType<typeof observe>) =>
+		found.ranBy.flat().length >= total && found.stored.length >= total;
 	let seen = observe();
-	await until(10, () => {
-		seen = observe();
-		return seen.ranBy.flat().length >= total && seen.stored.length >= total;
-	});
+	if (!complete(seen)) await until(10, () => complete((seen = observe())));
 	const { enqueued, ranOnMain, ranBy, stored } = seen;
 	const rows = stored.map((line) => line.split('|'));
 	const storedIds = rows.map(([id]) => id);

@@ -77,24 +77,28 @@ function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatch
 /** fetch's own signature, which the MCP SDK's transports also take. */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
-export interface OutboundOptions {
-	/** The server's URL (an MCP server's): the configured headers go to its origin only. */
-	serverUrl?: URL;
-	/** Headers (auth headers included) added for the server's origin, never sent to another. */
-	headers?: Record<string, string>;
-	/** A request nobody can cancel (OAuth discovery, registration, token) ends after this long. */
-	uncancellableTimeoutMs?: number;
+/** Where requests may go and through which proxy: what every outbound request honours. */
+export interface OutboundPolicy {
 	proxy?: ProxySettings;
 	/** Where requests may go; without it, anywhere. */
 	egress?: EgressFilter;
+}
+
+export interface OutboundOptions extends OutboundPolicy {
+	/** The MCP server's URL: the configured headers go to its origin only. */
+	serverUrl: URL;
+	/** Headers (auth headers included) added for the server's origin, never sent to another. */
+	headers: Record<string, string>;
+	/** A request nobody can cancel (OAuth discovery, registration, token) ends after this long. */
+	uncancellableTimeoutMs: number;
 }
 
 /** Redirects a request may take when the policy checks each hop. */
 const MAX_REDIRECTS = 5;
 
 /**
- * The fetch every HTTP request of the package goes through (MCP transports and OAuth, model
- * calls): connections kept alive and reused per origin, the proxy settings of the environment,
+ * The fetch every HTTP request of an MCP server goes through (its transport and OAuth):
+ * connections kept alive and reused per origin, the proxy settings of the environment,
  * the configured headers for the server's own origin only (the SDK follows redirects within the
  * origin only, and the authorization server is another origin), a deadline on requests that carry
  * no abort signal of their own, so a silent server cannot hang a connect, and the host's egress
@@ -103,17 +107,15 @@ const MAX_REDIRECTS = 5;
 export function outboundFetch(options: OutboundOptions): Fetch {
 	const proxy = options.proxy ?? proxySettingsFrom();
 	const dispatcher = dispatcherFor(proxy, options.egress);
-	const origin = options.serverUrl?.origin;
+	const { origin } = options.serverUrl;
 	const send = async (target: URL, init: RequestInit | undefined): Promise<Response> => {
 		const headers = new Headers(init?.headers);
 		if (target.origin === origin) {
-			for (const [name, value] of Object.entries(options.headers ?? {})) {
+			for (const [name, value] of Object.entries(options.headers)) {
 				if (!headers.has(name)) headers.set(name, value);
 			}
 		}
-		const deadline = options.uncancellableTimeoutMs;
-		const signal =
-			init?.signal ?? (deadline === undefined ? undefined : AbortSignal.timeout(deadline));
+		const signal = init?.signal ?? AbortSignal.timeout(options.uncancellableTimeoutMs);
 		return fetch(target, { ...init, headers, signal, dispatcher });
 	};
 	const { egress } = options;
@@ -151,7 +153,7 @@ const USER_AGENT = `${OWN_PACKAGE.name}/${OWN_PACKAGE.version}`;
  * that comes compressed (asked for in the credential's headers, or sent unasked) is decoded.
  */
 export function outboundRequest(
-	options: Pick<OutboundOptions, 'proxy' | 'egress'> = {},
+	options: OutboundPolicy = {},
 ): (url: string, request: OutboundRequest) => Promise<OutboundResponse> {
 	const proxy = options.proxy ?? proxySettingsFrom();
 	const dispatcher = dispatcherFor(proxy, options.egress);

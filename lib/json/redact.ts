@@ -173,10 +173,26 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
 }
 
 /**
- * Compiling the forms of a secret costs far more than using them, and nodes make a redactor per
- * item: the matchers of the last few secret lists are kept.
+ * `make` for a list of strings, its results kept for the last 32 lists: what is made from the
+ * secrets or key rules of a node costs far more than using it, and nodes make a redactor per item.
  */
-const compiled = new Map<string, SecretMatchers | undefined>();
+function keptForRecentLists<T>(
+	make: (list: readonly string[]) => T,
+): (list: readonly string[]) => T {
+	const kept = new Map<string, T>();
+	return (list) => {
+		const key = JSON.stringify(list);
+		if (kept.has(key)) return kept.get(key) as T;
+		const made = make(list);
+		if (kept.size >= 32) kept.delete(kept.keys().next().value!);
+		kept.set(key, made);
+		return made;
+	};
+}
+
+/** The matchers of a list of secrets (undefined when none is long enough to be one). */
+const matchersFor = keptForRecentLists(secretMatchers);
+
 /** The matchers of the secrets as they are now; a live list is compiled again only when it changed. */
 function liveMatchers(secrets: Secrets): () => SecretMatchers | undefined {
 	if (typeof secrets !== 'function') {
@@ -194,15 +210,6 @@ function liveMatchers(secrets: Secrets): () => SecretMatchers | undefined {
 		if (changed) [seen, matchers] = [[...list], matchersFor(list)];
 		return matchers;
 	};
-}
-
-function matchersFor(secrets: readonly string[]): SecretMatchers | undefined {
-	const key = JSON.stringify(secrets);
-	if (compiled.has(key)) return compiled.get(key);
-	const matchers = secretMatchers(secrets);
-	if (compiled.size >= 32) compiled.delete(compiled.keys().next().value!);
-	compiled.set(key, matchers);
-	return matchers;
 }
 
 function hiddenAcross(texts: readonly string[], pattern: RegExp): string[] {
@@ -250,14 +257,10 @@ function setOwn(target: Frame['target'], key: string | number, value: unknown): 
  * Whether a key names a secret under these key rules. The verdicts are kept per list of rules,
  * for every redactor of that list: nodes make a redactor per item, and the keys recur.
  */
-const keyVerdicts = new Map<string, (key: string) => boolean>();
-function secretKeyTest(keys: readonly string[]): (key: string) => boolean {
-	const rulesKey = JSON.stringify(keys);
-	let test = keyVerdicts.get(rulesKey);
-	if (test) return test;
+const secretKeyTest = keptForRecentLists((keys): ((key: string) => boolean) => {
 	const keyRules = keys.map(words).filter((rule) => rule.length > 0);
 	const verdicts = new Map<string, boolean>();
-	test = (key) => {
+	return (key) => {
 		let known = verdicts.get(key);
 		if (known === undefined) {
 			const keyWords = words(key);
@@ -266,10 +269,7 @@ function secretKeyTest(keys: readonly string[]): (key: string) => boolean {
 		}
 		return known;
 	};
-	if (keyVerdicts.size >= 32) keyVerdicts.delete(keyVerdicts.keys().next().value!);
-	keyVerdicts.set(rulesKey, test);
-	return test;
-}
+});
 
 /** `x-api-key` → [x, api, key]; `apiKey` → [api, key]; `API_KEY` → [api, key]. */
 function words(key: string): string[] {
