@@ -1,6 +1,12 @@
 import type { LookupFunction } from 'node:net';
 import { pipeline, type Readable, type Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import {
+	constants,
+	createBrotliDecompress,
+	createGunzip,
+	createInflate,
+	createZstdDecompress,
+} from 'node:zlib';
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { OWN_PACKAGE } from '../util/manifest';
 
@@ -54,13 +60,15 @@ const filteredDispatchers = new WeakMap<EgressFilter, Map<string, Dispatcher>>()
  * carries its caller's, and a model may think longer than that before it answers, an SSE stream
  * stay quiet as long.
  */
-function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatcher {
-	const proxied = Boolean(settings.httpProxy || settings.httpsProxy);
+function dispatcherFor(settings: ProxySettings, target: URL, egress?: EgressFilter): Dispatcher {
 	const cache = egress
 		? (filteredDispatchers.get(egress) ?? new Map<string, Dispatcher>())
 		: dispatchers;
 	if (egress) filteredDispatchers.set(egress, cache);
-	const key = JSON.stringify(settings);
+	// A request whose protocol has no proxy goes direct, as n8n sends it: undici's proxy agent
+	// would take the HTTP proxy for HTTPS.
+	const proxied = proxyFor(settings, target) !== '';
+	const key = proxied ? JSON.stringify(settings) : 'direct';
 	let dispatcher = cache.get(key);
 	if (!dispatcher) {
 		const options = {
@@ -72,6 +80,11 @@ function dispatcherFor(settings: ProxySettings, egress?: EgressFilter): Dispatch
 		cache.set(key, dispatcher);
 	}
 	return dispatcher;
+}
+
+/** The proxy a request to `target` goes through ('' for none, before NO_PROXY is applied). */
+function proxyFor(settings: ProxySettings, target: URL): string {
+	return target.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
 }
 
 /** fetch's own signature, which the MCP SDK's transports also take. */
@@ -93,8 +106,8 @@ export interface OutboundOptions extends OutboundPolicy {
 	uncancellableTimeoutMs: number;
 }
 
-/** Redirects a request may take when the policy checks each hop. */
-const MAX_REDIRECTS = 5;
+/** Redirects one request may take, as fetch allows: one more is an error. */
+const MAX_REDIRECTS = 20;
 
 /**
  * The fetch every HTTP request of an MCP server goes through (its transport and OAuth):
@@ -106,7 +119,6 @@ const MAX_REDIRECTS = 5;
  */
 export function outboundFetch(options: OutboundOptions): Fetch {
 	const proxy = options.proxy ?? proxySettingsFrom();
-	const dispatcher = dispatcherFor(proxy, options.egress);
 	const { origin } = options.serverUrl;
 	const send = async (target: URL, init: RequestInit | undefined): Promise<Response> => {
 		const headers = new Headers(init?.headers);
@@ -116,6 +128,7 @@ export function outboundFetch(options: OutboundOptions): Fetch {
 			}
 		}
 		const signal = init?.signal ?? AbortSignal.timeout(options.uncancellableTimeoutMs);
+		const dispatcher = dispatcherFor(proxy, target, options.egress);
 		return fetch(target, { ...init, headers, signal, dispatcher });
 	};
 	const { egress } = options;
@@ -156,9 +169,8 @@ export function outboundRequest(
 	options: OutboundPolicy = {},
 ): (url: string, request: OutboundRequest) => Promise<OutboundResponse> {
 	const proxy = options.proxy ?? proxySettingsFrom();
-	const dispatcher = dispatcherFor(proxy, options.egress);
 	const send = (target: URL, request: OutboundRequest) =>
-		dispatcher.request({
+		dispatcherFor(proxy, target, options.egress).request({
 			origin: target.origin,
 			path: `${target.pathname}${target.search}`,
 			method: request.method as Dispatcher.HttpMethod,
@@ -172,25 +184,67 @@ export function outboundRequest(
 			proxy,
 		});
 		const { statusCode: status, headers, body } = answer;
-		return { status, headers, body: decoded(body, headers['content-encoding']) };
+		return { status, headers, body: decoded(body, status, headers['content-encoding']) };
 	};
 }
 
+// Lenient as fetch (and curl) are: a body cut short after its last whole block still reads.
+const ZLIB_FLUSH = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
 const DECODERS: Record<string, () => Transform> = {
-	gzip: createGunzip,
-	'x-gzip': createGunzip,
-	deflate: createInflate,
-	br: createBrotliDecompress,
+	gzip: () => createGunzip(ZLIB_FLUSH),
+	'x-gzip': () => createGunzip(ZLIB_FLUSH),
+	deflate: () => createInflate(ZLIB_FLUSH),
+	br: () =>
+		createBrotliDecompress({
+			flush: constants.BROTLI_OPERATION_FLUSH,
+			finishFlush: constants.BROTLI_OPERATION_FLUSH,
+		}),
+	zstd: () =>
+		createZstdDecompress({
+			flush: constants.ZSTD_e_continue,
+			finishFlush: constants.ZSTD_e_end,
+		}),
 };
 
-/** The body as it was before the server compressed it, for the encodings fetch decodes. */
-function decoded(body: Readable, encoding: string | string[] | undefined): Readable {
-	const name = String(encoding ?? '')
-		.trim()
-		.toLowerCase();
-	const decoder = Object.hasOwn(DECODERS, name) ? DECODERS[name] : undefined;
-	// pipeline passes an error of either side (a broken gzip, an abort) on to the decoder.
-	return decoder ? pipeline(body, decoder(), () => undefined) : body;
+/** Content codings one response may stack, as fetch allows: more is refused, not decoded. */
+const MAX_CODINGS = 5;
+
+/** Statuses whose answer has no body to decode. */
+const NO_BODY = [204, 205, 304];
+
+/**
+ * The body as it was before the server compressed it, as fetch decodes it: the codings in the
+ * order applied (`gzip, br` was gzipped, then brotli-compressed), and a body with a coding fetch
+ * does not know left as it came.
+ */
+function decoded(
+	body: Readable,
+	status: number,
+	encoding: string | string[] | undefined,
+): Readable {
+	const codings = [encoding ?? []]
+		.flat()
+		.join(',')
+		.split(',')
+		.map((coding) => coding.trim().toLowerCase())
+		.filter((coding) => coding !== '' && coding !== 'identity');
+	if (codings.length === 0 || NO_BODY.includes(status)) return body;
+	if (codings.length > MAX_CODINGS) {
+		// Left unread: its connection is closed, quietly.
+		body.on('error', () => undefined).destroy();
+		throw new Error(
+			`The answer stacks ${codings.length} content codings; at most ${MAX_CODINGS} are read`,
+		);
+	}
+	if (!codings.every((coding) => Object.hasOwn(DECODERS, coding))) return body;
+	// Each pipeline passes an error of its source (a broken gzip, an abort) on to its decoder, and
+	// a reader that stops early destroys the whole chain back to the socket.
+	return codings
+		.reverse()
+		.reduce<Readable>(
+			(stream, coding) => pipeline(stream, DECODERS[coding](), () => undefined),
+			body,
+		);
 }
 
 /** What the redirect loop needs to see of one hop's answer. */
@@ -229,8 +283,10 @@ async function following<R, I extends RedirectableRequest>(
 		if (egress) await allowed(egress, target, proxy);
 		const response = await send(target, next);
 		const { status, location, discard } = hopOf(response);
-		if (!location || !isRedirect(status) || hops >= MAX_REDIRECTS) return response;
+		if (!location || !isRedirect(status)) return response;
 		await discard();
+		if (hops >= MAX_REDIRECTS)
+			throw new Error(`Redirected more than ${MAX_REDIRECTS} times: last to ${location}`);
 		const to = new URL(location, target);
 		next = redirected(next, status, to.origin !== target.origin);
 		target = to;
@@ -240,7 +296,7 @@ async function following<R, I extends RedirectableRequest>(
 async function allowed(egress: EgressFilter, target: URL, proxy: ProxySettings): Promise<void> {
 	const verdict = await egress.validateUrl(target);
 	if (!verdict.ok) throw new EgressRefused(target, verdict.error);
-	const proxyUrl = target.protocol === 'https:' ? proxy.httpsProxy : proxy.httpProxy;
+	const proxyUrl = proxyFor(proxy, target);
 	if (!proxyUrl) return;
 	const proxyVerdict = egress.validateConnectionHost(new URL(proxyUrl).hostname);
 	if (!proxyVerdict.ok) throw new EgressRefused(new URL(proxyUrl), proxyVerdict.error);
@@ -257,9 +313,31 @@ interface RedirectableRequest {
 	body?: unknown;
 }
 
+/** Headers a hop to another origin takes along: none of them can carry a credential. */
+const CARRIED_ACROSS_ORIGINS = [
+	'accept',
+	'accept-encoding',
+	'accept-language',
+	'content-type',
+	'content-language',
+	'user-agent',
+	'mcp-protocol-version',
+];
+
+/** Headers that describe a body, left behind with it when a redirect becomes a GET. */
+const BODY_HEADERS = [
+	'content-type',
+	'content-encoding',
+	'content-language',
+	'content-location',
+	'content-length',
+];
+
 /**
  * The next hop's request, as fetch would make it: 303 (and 301/302 after a POST) becomes a GET
- * without a body, and credentials stay behind when the hop leaves the origin.
+ * without a body or the headers that describe it. A hop to another origin takes no credential
+ * along: fetch drops Authorization and Cookie, and this drops every header that could hold one
+ * (a vendor's `x-api-key`, a credential's own headers).
  */
 function redirected<I extends RedirectableRequest>(
 	request: I,
@@ -267,14 +345,16 @@ function redirected<I extends RedirectableRequest>(
 	crossesOrigin: boolean,
 ): I {
 	const method = (request.method ?? 'GET').toUpperCase();
-	const next =
-		status === 303 || ((status === 301 || status === 302) && method === 'POST')
-			? { ...request, method: 'GET', body: undefined }
-			: { ...request };
-	if (crossesOrigin) {
-		const headers = new Headers(request.headers);
-		for (const name of ['authorization', 'proxy-authorization', 'cookie']) headers.delete(name);
-		next.headers = Object.fromEntries(headers);
+	const toGet = status === 303 || ((status === 301 || status === 302) && method === 'POST');
+	const next = toGet ? { ...request, method: 'GET', body: undefined } : { ...request };
+	if (!toGet && !crossesOrigin) return next;
+	const headers = new Headers(request.headers);
+	for (const name of [...headers.keys()]) {
+		const left =
+			(toGet && BODY_HEADERS.includes(name)) ||
+			(crossesOrigin && !CARRIED_ACROSS_ORIGINS.includes(name));
+		if (left) headers.delete(name);
 	}
+	next.headers = Object.fromEntries(headers);
 	return next;
 }

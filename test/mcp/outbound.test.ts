@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo, type LookupFunction, type Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { outboundRequest, type OutboundResponse } from '../../lib/http/outbound';
 import { readText } from '../../lib/model/http';
 import {
@@ -271,28 +271,79 @@ describe('model calls (undici requests on the same outbound path)', () => {
 	const post = { method: 'POST', body: '{"model":"m"}' };
 	const textOf = async (response: OutboundResponse) => readText(response.body);
 
-	it('follow a 307 with the method and body kept, leaving the authorization behind at another origin', async () => {
+	it('follow a 307 with the method and body kept, leaving every credential header behind at another origin', async () => {
 		const recorder = await startRecorder();
 		const redirector = await startRedirector(recorder.url);
 		const response = await outboundRequest()(`${redirector}/v1/chat/completions?x=1`, {
 			...post,
-			headers: { authorization: 'Bearer sk-model-secret', 'content-type': 'application/json' },
+			headers: {
+				authorization: 'Bearer sk-model-secret',
+				'x-api-key': 'sk-ant-secret',
+				'x-goog-api-key': 'AIza-secret',
+				'x-gateway-token': 'gateway-secret',
+				'content-type': 'application/json',
+			},
 		});
 		expect(response.status).toBe(404);
 		expect(await textOf(response)).toBe('not here');
 		expect(recorder.requests).toEqual([
 			{ method: 'POST', url: '/v1/chat/completions?x=1', body: '{"model":"m"}' },
 		]);
-		expect(recorder.seen[0].authorization).toBeUndefined();
-		expect(recorder.seen[0]['content-type']).toBe('application/json');
-		expect(recorder.seen[0]['user-agent']).toMatch(/^n8n-nodes-tool-calling\/\d+\.\d+\.\d+/);
+		const [seen] = recorder.seen;
+		for (const name of ['authorization', 'x-api-key', 'x-goog-api-key', 'x-gateway-token'])
+			expect(seen[name]).toBeUndefined();
+		expect(seen['content-type']).toBe('application/json');
+		expect(seen['user-agent']).toMatch(/^n8n-nodes-tool-calling\/\d+\.\d+\.\d+/);
 	});
 
-	it('turn a 303 into a GET without the body, as fetch does', async () => {
+	it('keep the credential headers on a redirect within the origin', async () => {
+		const recorder = await startRecorder();
+		const sameOrigin = await listen(
+			createServer((req, res) => {
+				req.resume();
+				if (req.url === '/moved') res.writeHead(307, { Location: '/here' }).end();
+				else {
+					recorder.seen.push(req.headers);
+					res.writeHead(200).end('{}');
+				}
+			}),
+		);
+		await textOf(
+			await outboundRequest()(`${sameOrigin}/moved`, {
+				...post,
+				headers: { 'x-api-key': 'sk-ant-secret' },
+			}),
+		);
+		expect(recorder.seen.map((headers) => headers['x-api-key'])).toEqual(['sk-ant-secret']);
+	});
+
+	it('turn a 303 into a GET without the body or the headers that describe it, as fetch does', async () => {
 		const recorder = await startRecorder();
 		const redirector = await startRedirector(recorder.url, 303);
-		await textOf(await outboundRequest()(`${redirector}/answer`, { ...post, headers: {} }));
+		await textOf(
+			await outboundRequest()(`${redirector}/answer`, {
+				...post,
+				headers: { 'content-type': 'application/json', accept: 'application/json' },
+			}),
+		);
 		expect(recorder.requests).toEqual([{ method: 'GET', url: '/answer', body: '' }]);
+		expect(recorder.seen[0]['content-type']).toBeUndefined();
+		expect(recorder.seen[0].accept).toBe('application/json');
+	});
+
+	it('fail after 20 redirects, as fetch does, rather than answer with the last redirect', async () => {
+		let hops = 0;
+		const loop = await listen(
+			createServer((req, res) => {
+				hops++;
+				req.resume();
+				res.writeHead(302, { Location: '/again' }).end();
+			}),
+		);
+		await expect(
+			outboundRequest()(`${loop}/v1/models`, { method: 'GET', headers: {} }),
+		).rejects.toThrow('Redirected more than 20 times: last to /again');
+		expect(hops).toBe(21);
 	});
 
 	it('stop at a redirect to a host the policy blocks, before any request reaches it', async () => {
@@ -323,6 +374,24 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		expect(recorder.requests).toHaveLength(2);
 	});
 
+	it('send HTTPS direct when only HTTP_PROXY is set, as n8n does, and check no proxy for it', async () => {
+		const proxy = await startRecordingProxy();
+		// A port nothing listens on: the request fails, after reaching no proxy.
+		const closed = await listen(createServer());
+		const port = new URL(closed).port;
+		await new Promise((resolve) => servers.pop()!.close(resolve));
+		const blocksTheProxy = egressPolicy([hostOf(proxy.url)]).filter;
+		await withProxyEnvironment({ HTTP_PROXY: proxy.url }, async () => {
+			await expect(
+				outboundRequest({ egress: blocksTheProxy })(`https://localhost:${port}/v1/models`, {
+					method: 'GET',
+					headers: {},
+				}),
+			).rejects.toThrow(/ECONNREFUSED|fetch failed|connect/);
+		});
+		expect(proxy.passed).toEqual([]);
+	});
+
 	it('decode a body that comes compressed, and fail on one that only says it is', async () => {
 		const answer = JSON.stringify({ choices: [{ message: { content: 'Hello!' } }] });
 		const server = await listen(
@@ -338,6 +407,34 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		// A body that says gzip but is not: reading it fails, rather than giving bytes as text.
 		await expect(textOf(await send(`${server}/broken`, request))).rejects.toThrow(
 			/incorrect header check/,
+		);
+	});
+
+	it('decode stacked codings in the order they were applied (five at most), and read an empty answer that names one', async () => {
+		const answer = JSON.stringify({ choices: [{ message: { content: 'Hello!' } }] });
+		const server = await listen(
+			createServer((req, res) => {
+				req.resume();
+				if (req.url === '/empty') res.writeHead(204, { 'content-encoding': 'gzip' }).end();
+				else if (req.url === '/six')
+					res.writeHead(200, { 'content-encoding': Array(6).fill('gzip').join(', ') }).end();
+				else if (req.url === '/twice') {
+					// The header twice: undici gives its values as a list.
+					res.setHeader('content-encoding', ['gzip', 'br']);
+					res.writeHead(200).end(brotliCompressSync(gzipSync(answer)));
+				} else
+					res
+						.writeHead(200, { 'content-encoding': 'GZIP, br' })
+						.end(brotliCompressSync(gzipSync(answer)));
+			}),
+		);
+		const send = outboundRequest();
+		const request = { ...post, headers: {} };
+		expect(await textOf(await send(`${server}/listed`, request))).toBe(answer);
+		expect(await textOf(await send(`${server}/twice`, request))).toBe(answer);
+		expect(await textOf(await send(`${server}/empty`, request))).toBe('');
+		await expect(send(`${server}/six`, request)).rejects.toThrow(
+			'The answer stacks 6 content codings; at most 5 are read',
 		);
 	});
 
