@@ -174,7 +174,7 @@ export function outboundRequest(
 			origin: target.origin,
 			path: `${target.pathname}${target.search}`,
 			method: request.method as Dispatcher.HttpMethod,
-			headers: { 'user-agent': USER_AGENT, ...request.headers },
+			headers: withUserAgent(request.headers),
 			body: request.body,
 			signal: request.signal,
 		});
@@ -186,6 +186,12 @@ export function outboundRequest(
 		const { statusCode: status, headers, body } = answer;
 		return { status, headers, body: decoded(body, status, headers['content-encoding']) };
 	};
+}
+
+/** The headers with the package's User-Agent, unless they name one (in any case) of their own. */
+function withUserAgent(headers: Record<string, string>): Record<string, string> {
+	const named = Object.keys(headers).some((name) => name.toLowerCase() === 'user-agent');
+	return named ? headers : { 'user-agent': USER_AGENT, ...headers };
 }
 
 // Lenient as fetch (and curl) are: a body cut short after its last whole block still reads.

@@ -296,6 +296,22 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		expect(seen['user-agent']).toMatch(/^n8n-nodes-tool-calling\/\d+\.\d+\.\d+/);
 	});
 
+	it('name the package in User-Agent, unless the request names an agent of its own in any case', async () => {
+		const recorder = await startRecorder();
+		const send = outboundRequest();
+		await textOf(await send(`${recorder.url}/v1/models`, { method: 'GET', headers: {} }));
+		await textOf(
+			await send(`${recorder.url}/v1/models`, {
+				method: 'GET',
+				headers: { 'User-Agent': 'gateway-client/2' },
+			}),
+		);
+		expect(recorder.seen.map((headers) => headers['user-agent'])).toEqual([
+			expect.stringMatching(/^n8n-nodes-tool-calling\/\d+\.\d+\.\d+$/),
+			'gateway-client/2',
+		]);
+	});
+
 	it('keep the credential headers on a redirect within the origin', async () => {
 		const recorder = await startRecorder();
 		const sameOrigin = await listen(
