@@ -41,15 +41,8 @@ const WORTH_REFERRING_BYTES = 64;
 export function compactModelRequest(entry: TraceEntry, earlier: readonly TraceEntry[]): TraceEntry {
 	const body = entry.payload;
 	if (!isRecord(body)) return entry;
-	let whole: TraceEntry[];
-	try {
-		whole = expandTrace(earlier);
-	} catch (error) {
-		// A trace changed on the way (by a Set node, say) is not referred to: this request stays whole.
-		if (error instanceof TraceRebuildError) return entry;
-		throw error;
-	}
-	const previous = lastRequest(whole, entry.dialect);
+	// A trace changed on the way is not referred to: this request then stays whole.
+	const previous = lastRequest(wholeOrNothing(earlier), entry.dialect);
 	if (!previous) return entry;
 	const payload: Record<string, unknown> = {};
 	const compacted: string[] = [];
@@ -68,20 +61,29 @@ export function compactModelRequest(entry: TraceEntry, earlier: readonly TraceEn
 }
 
 /**
- * The tools.list entry without its payload when an earlier tools.list of the item listed the same
- * tools (the same listHash): it names that one's round instead.
+ * The tools.list entry without its payload when the last earlier tools.list of the item with the
+ * same listHash listed the very same JSON (the hash is of the tools offered, not of the bytes
+ * listed): it names that one's round instead.
  */
 export function compactToolsList(entry: TraceEntry, earlier: readonly TraceEntry[]): TraceEntry {
 	if (entry.payload === undefined || entry.listHash === undefined) return entry;
-	const same = earlier.findLast(
-		(other) =>
-			other.step === 'tools.list' &&
-			other.listHash === entry.listHash &&
-			(other.payload !== undefined || other.payloadSameAsRound !== undefined),
+	const same = wholeOrNothing(earlier).findLast(
+		(other) => other.step === 'tools.list' && other.listHash === entry.listHash,
 	);
-	if (!same) return entry;
+	if (same?.payload === undefined || jsonText(same.payload) !== jsonText(entry.payload))
+		return entry;
 	const { payload: _listed, ...rest } = entry;
 	return { ...rest, payloadSameAsRound: same.round ?? 0 };
+}
+
+/** The trace so far rebuilt whole; none when it was changed on the way (by a Set node, say). */
+function wholeOrNothing(earlier: readonly TraceEntry[]): TraceEntry[] {
+	try {
+		return expandTrace(earlier);
+	} catch (error) {
+		if (error instanceof TraceRebuildError) return [];
+		throw error;
+	}
 }
 
 /** Why a compact trace could not be rebuilt: the message names the entry and what is missing. */
@@ -94,18 +96,26 @@ export class TraceRebuildError extends Error {}
  */
 export function expandTrace<T extends TraceEntry>(entries: readonly T[]): T[] {
 	if (!entries.some(isCompact)) return [...entries];
-	const requests = new Map<number, Record<string, unknown>>();
+	const requests: Requests = new Map();
 	const listings = new Map<string, unknown>();
 	return entries.map((entry, index) => {
 		const whole = isCompact(entry) ? rebuiltOnce(entry, index, requests, listings) : entry;
 		const round = whole.round ?? 0;
 		if (whole.step === 'model.request' && isRecord(whole.payload))
-			requests.set(round, whole.payload);
+			requests.set(requestKey(whole.dialect, round), whole.payload);
 		if (whole.step === 'tools.list' && whole.payload !== undefined)
 			listings.set(listingKey(round, whole.listHash), whole.payload);
 		return whole;
 	});
 }
+
+/**
+ * The requests so far, by dialect and round: a compact request refers to one of its own dialect,
+ * and round numbers repeat across dialects (a provider switched, rounds counted anew).
+ */
+type Requests = Map<string, Record<string, unknown>>;
+
+const requestKey = (dialect: unknown, round: unknown) => `${String(dialect)} ${String(round)}`;
 
 function isCompact(entry: TraceEntry): boolean {
 	return Array.isArray(entry.compacted) || entry.payloadSameAsRound !== undefined;
@@ -121,14 +131,14 @@ const rebuiltEntries = new WeakMap<TraceEntry, { whole: TraceEntry; sources: unk
 function rebuiltOnce<T extends TraceEntry>(
 	entry: T,
 	index: number,
-	requests: Map<number, Record<string, unknown>>,
+	requests: Requests,
 	listings: Map<string, unknown>,
 ): T {
 	const sources =
 		entry.payloadSameAsRound === undefined
-			? (entry.compacted as string[]).map(
-					(key) =>
-						requests.get((entry.payload as Record<string, PartReference>)[key].sameAsRound)?.[key],
+			? referencesOf(entry, index).map(
+					([key, reference]) =>
+						requests.get(requestKey(entry.dialect, reference.sameAsRound))?.[key],
 				)
 			: [listings.get(listingKey(entry.payloadSameAsRound, entry.listHash))];
 	const known = rebuiltEntries.get(entry);
@@ -140,13 +150,41 @@ function rebuiltOnce<T extends TraceEntry>(
 
 const listingKey = (round: unknown, listHash: unknown) => `${String(round)} ${String(listHash)}`;
 
+const placeOf = (entry: TraceEntry, index: number) =>
+	`Trace entry ${index + 1} (${entry.step}, round ${entry.round ?? 0})`;
+
+/**
+ * The compacted parts of a model.request and their references, checked for the shape they were
+ * written in: an entry edited on the way fails to read, naming itself.
+ */
+function referencesOf(entry: TraceEntry, index: number): Array<[string, PartReference]> {
+	const payload = entry.payload;
+	const references = isRecord(payload)
+		? (entry.compacted as unknown[]).map((key) => [String(key), payload[String(key)]] as const)
+		: [];
+	const wellFormed =
+		isRecord(payload) &&
+		references.every(
+			([, reference]) =>
+				isRecord(reference) &&
+				typeof reference.sameAsRound === 'number' &&
+				(reference.first === undefined || typeof reference.first === 'number') &&
+				(reference.then === undefined || Array.isArray(reference.then)),
+		);
+	if (!wellFormed)
+		throw new TraceRebuildError(
+			`${placeOf(entry, index)} is compact, but its payload no longer holds the references it was written with (${(entry.compacted as unknown[]).join(', ')})`,
+		);
+	return references as Array<[string, PartReference]>;
+}
+
 function rebuilt<T extends TraceEntry>(
 	entry: T,
 	index: number,
-	requests: Map<number, Record<string, unknown>>,
+	requests: Requests,
 	listings: Map<string, unknown>,
 ): T {
-	const where = `Trace entry ${index + 1} (${entry.step}, round ${entry.round ?? 0})`;
+	const where = placeOf(entry, index);
 	if (entry.payloadSameAsRound !== undefined) {
 		const { payloadSameAsRound: round, ...rest } = entry;
 		const listed = listings.get(listingKey(round, entry.listHash));
@@ -156,12 +194,11 @@ function rebuilt<T extends TraceEntry>(
 			);
 		return { ...rest, payload: listed } as T;
 	}
-	const { compacted, payloadSha256, ...rest } = entry;
+	const { compacted: _compacted, payloadSha256, ...rest } = entry;
 	const payload = { ...(entry.payload as Record<string, unknown>) };
-	for (const key of compacted as string[]) {
-		const reference = payload[key] as PartReference;
-		const earlier = requests.get(reference.sameAsRound)?.[key];
-		if (earlier === undefined)
+	for (const [key, reference] of referencesOf(entry, index)) {
+		const earlier = requests.get(requestKey(entry.dialect, reference.sameAsRound))?.[key];
+		if (earlier === undefined || (reference.first !== undefined && !Array.isArray(earlier)))
 			throw new TraceRebuildError(
 				`${where} refers to the "${key}" of the model.request of round ${reference.sameAsRound}, which the trace does not hold`,
 			);

@@ -136,6 +136,46 @@ describe('compact model requests', () => {
 		);
 	});
 
+	it('rebuild when round numbers repeat across dialects (a provider switched, rounds counted anew)', () => {
+		const trace: TraceEntry[] = [];
+		const write = (entry: TraceEntry) => trace.push(compactModelRequest(entry, trace));
+		write(request(1));
+		write(request(2));
+		// Anthropic's bodies: the system prompt apart, its tools in its own shape.
+		const anthropic = (round: number) => ({
+			...body(round),
+			model: 'claude-test',
+			system: system.content,
+			messages: (body(round).messages as unknown[]).slice(1),
+			tools: [{ name: 'echo', description: 'Echoes back the input string', input_schema: {} }],
+		});
+		write(request(1, anthropic(1), 'anthropic'));
+		write(request(2, anthropic(2), 'anthropic'));
+		write(request(3));
+		expect(trace[4].compacted).toEqual(['messages', 'tools']);
+		expect(JSON.stringify(readTrace(trace)[4].payload)).toBe(JSON.stringify(body(3)));
+		// …and the next request still refers to it, rather than falling back to whole bodies.
+		write(request(4));
+		expect(trace[5].compacted).toEqual(['messages', 'tools']);
+	});
+
+	it('that were edited on the way fail to read naming the entry, and the next request stays whole', () => {
+		const edits: Array<(entry: { payload?: Record<string, unknown> }) => void> = [
+			(entry) => delete entry.payload!.messages,
+			(entry) => delete entry.payload,
+			(entry) => ((entry.payload!.messages as Record<string, unknown>).then = { role: 'user' }),
+			(entry) => ((entry.payload!.messages as Record<string, unknown>).sameAsRound = 'one'),
+		];
+		for (const edit of edits) {
+			const trace = structuredClone(compactTrace(3));
+			edit(trace[2] as { payload?: Record<string, unknown> });
+			expect(() => readTrace(trace)).toThrow(
+				/^Trace entry 3 \(model.request, round 3\) is compact, but its payload no longer holds the references it was written with \(messages, tools\)$/,
+			);
+			expect(compactModelRequest(request(4), trace).compacted).toBeUndefined();
+		}
+	});
+
 	it('leave a trace kept whole as it is', () => {
 		const whole = [request(1), request(2), request(3)];
 		expect(expandTrace(whole)).toEqual(whole);
@@ -166,6 +206,20 @@ describe('compact tools.list entries', () => {
 		const other = [{ name: 'add', inputSchema: { type: 'object' } }];
 		const entry = listing(3, other);
 		expect(compactToolsList(entry, [listing(0, listed)])).toBe(entry);
+	});
+
+	it('keep whole a listing of the same tools in other bytes (keys in another order), read back exactly', () => {
+		const reordered = [{ inputSchema: { type: 'object' }, name: 'echo' }];
+		const first = listing(0, listed);
+		const entry = listing(3, reordered);
+		expect(entry.listHash).toBe(first.listHash);
+		expect(compactToolsList(entry, [first])).toBe(entry);
+		// The last listing of that hash is the reordered one, which these bytes are not: kept whole.
+		const again = compactToolsList(listing(5, listed), [first, entry]);
+		expect(again.payload).toEqual(listed);
+		expect(JSON.stringify(readTrace([first, entry, again])[2].payload)).toBe(
+			JSON.stringify(listed),
+		);
 	});
 
 	it('that name a listing the trace does not hold fail to read', () => {
