@@ -96,10 +96,10 @@ export class TraceRebuildError extends Error {}
  */
 export function expandTrace<T extends TraceEntry>(entries: readonly T[]): T[] {
 	if (!entries.some(isCompact)) return [...entries];
-	const requests: Requests = new Map();
-	const listings = new Map<string, unknown>();
+	const held: Held = { requests: new Map(), listings: new Map() };
+	const { requests, listings } = held;
 	return entries.map((entry, index) => {
-		const whole = isCompact(entry) ? rebuiltOnce(entry, index, requests, listings) : entry;
+		const whole = isCompact(entry) ? rebuiltOnce(entry, index, held) : entry;
 		const round = whole.round ?? 0;
 		if (whole.step === 'model.request' && isRecord(whole.payload))
 			requests.set(requestKey(whole.dialect, round), whole.payload);
@@ -115,6 +115,12 @@ export function expandTrace<T extends TraceEntry>(entries: readonly T[]): T[] {
  */
 type Requests = Map<string, Record<string, unknown>>;
 
+/** What the trace so far holds for a compact entry to refer to: its requests and its listings. */
+interface Held {
+	requests: Requests;
+	listings: Map<string, unknown>;
+}
+
 const requestKey = (dialect: unknown, round: unknown) => `${String(dialect)} ${String(round)}`;
 
 function isCompact(entry: TraceEntry): boolean {
@@ -128,12 +134,8 @@ function isCompact(entry: TraceEntry): boolean {
  */
 const rebuiltEntries = new WeakMap<TraceEntry, { whole: TraceEntry; sources: unknown[] }>();
 
-function rebuiltOnce<T extends TraceEntry>(
-	entry: T,
-	index: number,
-	requests: Requests,
-	listings: Map<string, unknown>,
-): T {
+function rebuiltOnce<T extends TraceEntry>(entry: T, index: number, held: Held): T {
+	const { requests, listings } = held;
 	const sources =
 		entry.payloadSameAsRound === undefined
 			? referencesOf(entry, index).map(
@@ -143,7 +145,7 @@ function rebuiltOnce<T extends TraceEntry>(
 			: [listings.get(listingKey(entry.payloadSameAsRound, entry.listHash))];
 	const known = rebuiltEntries.get(entry);
 	if (known?.sources.every((source, at) => source === sources[at])) return known.whole as T;
-	const whole = rebuilt(entry, index, requests, listings);
+	const whole = rebuilt(entry, index, held);
 	rebuiltEntries.set(entry, { whole, sources });
 	return whole;
 }
@@ -178,12 +180,8 @@ function referencesOf(entry: TraceEntry, index: number): Array<[string, PartRefe
 	return references as Array<[string, PartReference]>;
 }
 
-function rebuilt<T extends TraceEntry>(
-	entry: T,
-	index: number,
-	requests: Requests,
-	listings: Map<string, unknown>,
-): T {
+function rebuilt<T extends TraceEntry>(entry: T, index: number, held: Held): T {
+	const { requests, listings } = held;
 	const where = placeOf(entry, index);
 	if (entry.payloadSameAsRound !== undefined) {
 		const { payloadSameAsRound: round, ...rest } = entry;
