@@ -59,7 +59,10 @@ function redactBytes(base64: string, mimeType: string, redactor: Redactor): stri
 	if (TEXT_LIKE.test(mimeType)) {
 		const text = bytes.toString('utf8');
 		const hidden = redactor.values(text);
-		return hidden === text ? base64 : Buffer.from(hidden, 'utf8').toString('base64');
+		const redacted = hidden === text ? bytes : Buffer.from(hidden, 'utf8');
+		// Text in another encoding (UTF-16, Latin-1) still holds the secret's bytes: withheld.
+		if (redactor.foundIn(redacted)) return undefined;
+		return hidden === text ? base64 : redacted.toString('base64');
 	}
 	return redactor.foundIn(bytes) ? undefined : base64;
 }

@@ -81,7 +81,10 @@ export function createRedactor(rules: RedactionRules): Redactor {
 			if (pathsHere.some((path) => path.length === 0)) visited = REDACTED;
 			else if (typeof value === 'string')
 				visited = text(byKey ? withKeysHiddenInJsonText(value) : value);
-			else if (
+			else if (isScalar(value)) {
+				// A key stored as a number (a PIN, an account number) is hidden as text.
+				if (text(String(value)) !== String(value)) visited = REDACTED;
+			} else if (
 				pathsHere.length === 0 &&
 				value !== null &&
 				typeof value === 'object' &&
@@ -89,7 +92,7 @@ export function createRedactor(rules: RedactionRules): Redactor {
 			)
 				visited = copies.get(value);
 			else if (value !== null && typeof value === 'object') {
-				visited = containerFor(value);
+				visited = containerFor(value, text);
 				// Paths make a copy depend on where the object is met: then it is not shared.
 				if (pathsHere.length === 0) copies.set(value, visited as Frame['target']);
 				const entries: Array<[string, unknown]> = Array.isArray(value)
@@ -97,7 +100,8 @@ export function createRedactor(rules: RedactionRules): Redactor {
 					: Object.entries(value);
 				for (let index = entries.length - 1; index >= 0; index--) {
 					const [innerKey, inner] = entries[index];
-					const childKey = Array.isArray(value) ? index : innerKey;
+					// A secret used as a key is hidden as the key's text is.
+					const childKey = Array.isArray(value) ? index : text(innerKey);
 					if (byKey && typeof inner === 'string' && secretKey(innerKey)) {
 						setOwn(visited as Frame['target'], childKey, REDACTED);
 						continue;
@@ -143,9 +147,12 @@ export function createRedactor(rules: RedactionRules): Redactor {
 			const value = stack.pop();
 			if (typeof value === 'string') {
 				if (value.length >= matchers.shortest && value.search(matchers.text) !== -1) return true;
+			} else if (isScalar(value)) {
+				stack.push(String(value));
 			} else if (value !== null && typeof value === 'object' && !seen.has(value)) {
 				seen.add(value);
-				for (const inner of Array.isArray(value) ? value : Object.values(value)) stack.push(inner);
+				if (Array.isArray(value)) for (const inner of value) stack.push(inner);
+				else for (const [key, inner] of Object.entries(value)) stack.push(key, inner);
 			}
 		}
 		return false;
@@ -233,12 +240,17 @@ function hiddenAcross(texts: readonly string[], pattern: RegExp): string[] {
 	});
 }
 
-function containerFor(value: object): Frame['target'] {
+function containerFor(value: object, keyText: (key: string) => string): Frame['target'] {
 	if (Array.isArray(value)) return new Array<unknown>(value.length);
 	// Keys first, in their order: the walk fills them in later, last first.
 	const container: Record<string, unknown> = {};
-	for (const key of Object.keys(value)) setOwn(container, key, undefined);
+	for (const key of Object.keys(value)) setOwn(container, keyText(key), undefined);
 	return container;
+}
+
+/** Numbers, booleans and bigints: values whose text can be a secret too. */
+function isScalar(value: unknown): value is number | boolean | bigint {
+	return typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint';
 }
 
 /** An own property even for `__proto__`, which plain assignment would take for the prototype. */

@@ -86,6 +86,27 @@ describe('redactResult', () => {
 		expect(redacted._meta).toEqual({ echo: '[redacted]' });
 	});
 
+	it('withholds text-like data in another encoding (UTF-16, Latin-1) that holds the secret', () => {
+		const result: CallToolResult = {
+			content: [
+				{
+					type: 'resource',
+					resource: {
+						uri: 'file:///k.txt',
+						mimeType: 'text/plain',
+						blob: b64(Buffer.from(`key=${SECRET}`, 'utf16le')),
+					},
+				},
+			],
+		};
+		expect(redactResult(result, redactor).content).toEqual([
+			{
+				type: 'text',
+				text: '[blob text/plain file:///k.txt withheld: it holds a secret of the credential in use]',
+			},
+		]);
+	});
+
 	it('leaves a result without secrets as it was', () => {
 		const result: CallToolResult = {
 			content: [

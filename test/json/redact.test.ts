@@ -231,6 +231,23 @@ describe('createRedactor', () => {
 		expect(redactor.values('pin 123456 and 1234567')).toBe('pin [redacted] and [redacted]7');
 		expect(redactor.all({ env: 'prod', level: 1 })).toEqual({ env: 'prod', level: 1 });
 	});
+
+	it('hides a secret used as an object key as it hides one in text, and a number that holds one whole', () => {
+		const redactor = createRedactor({ secrets: ['sk-Live9xQ', '123456789'] });
+		const item = {
+			'sk-Live9xQ': 1,
+			pin: 123456789,
+			other: 1234567890,
+			kept: 42,
+			'x=sk-Live9xQ': 'a',
+		};
+		const hidden = { '[redacted]': 1, pin: '[redacted]', other: '[redacted]', kept: 42 };
+		for (const redacted of [redactor.values(item), redactor.all(item)])
+			expect(redacted).toEqual({ ...hidden, 'x=[redacted]': 'a' });
+		// A value without secrets, keys and numbers included, still comes back as it is.
+		const clean = { a: { b: [1, 2, 'c'] }, 12345678: true };
+		expect(redactor.values(clean)).toBe(clean);
+	});
 });
 
 describe('secrets in encoded forms', () => {
