@@ -60,11 +60,13 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	const matchersNow = liveMatchers(rules.secrets);
 	const secretKey = secretKeyTest(rules.keys ?? DEFAULT_SECRET_KEYS);
 	const paths = (rules.paths ?? []).map((path) => path.split('.').filter((part) => part !== ''));
-	const text = (value: string) => {
+	/** The text with the secrets hidden, by the matchers of the secrets as they are at the walk's start. */
+	const textNow = () => {
 		const matchers = matchersNow();
-		return matchers && value.length >= matchers.shortest
-			? value.replace(matchers.text, REDACTED)
-			: value;
+		return (value: string) =>
+			matchers && value.length >= matchers.shortest
+				? value.replace(matchers.text, REDACTED)
+				: value;
 	};
 
 	/**
@@ -72,6 +74,7 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	 * cycle, as error details can be) gets the one copy, so the walk ends and keeps the shape.
 	 */
 	const visit = (root: unknown, byKey: boolean, rootPaths: Paths): unknown => {
+		const text = textNow();
 		const holder: unknown[] = [];
 		const stack: Frame[] = [{ value: root, paths: rootPaths, target: holder, key: 0 }];
 		const copies = new Map<object, Frame['target']>();
@@ -92,18 +95,23 @@ export function createRedactor(rules: RedactionRules): Redactor {
 			)
 				visited = copies.get(value);
 			else if (value !== null && typeof value === 'object') {
-				visited = containerFor(value, text);
+				const isArray = Array.isArray(value);
+				const keys = isArray ? undefined : Object.keys(value);
+				// A secret used as a key is hidden as the key's text is.
+				const hiddenKeys = keys?.map(text);
+				const container = isArray ? new Array<unknown>(value.length) : {};
+				// Keys first, in their order: the walk fills them in later, last first.
+				hiddenKeys?.forEach((hiddenKey) => setOwn(container, hiddenKey, undefined));
+				visited = container;
 				// Paths make a copy depend on where the object is met: then it is not shared.
-				if (pathsHere.length === 0) copies.set(value, visited as Frame['target']);
-				const entries: Array<[string, unknown]> = Array.isArray(value)
-					? value.map((inner, index) => [String(index), inner])
-					: Object.entries(value);
-				for (let index = entries.length - 1; index >= 0; index--) {
-					const [innerKey, inner] = entries[index];
-					// A secret used as a key is hidden as the key's text is.
-					const childKey = Array.isArray(value) ? index : text(innerKey);
+				if (pathsHere.length === 0) copies.set(value, container);
+				const count = keys ? keys.length : (value as unknown[]).length;
+				for (let index = count - 1; index >= 0; index--) {
+					const innerKey = keys ? keys[index] : String(index);
+					const inner = (value as Record<string, unknown>)[innerKey];
+					const childKey = hiddenKeys ? hiddenKeys[index] : index;
 					if (byKey && typeof inner === 'string' && secretKey(innerKey)) {
-						setOwn(visited as Frame['target'], childKey, REDACTED);
+						setOwn(container, childKey, REDACTED);
 						continue;
 					}
 					const deeper =
@@ -112,12 +120,7 @@ export function createRedactor(rules: RedactionRules): Redactor {
 							: pathsHere
 									.filter((path) => path[0] === '*' || path[0] === innerKey)
 									.map((path) => path.slice(1));
-					stack.push({
-						value: inner,
-						paths: deeper,
-						target: visited as Frame['target'],
-						key: childKey,
-					});
+					stack.push({ value: inner, paths: deeper, target: container, key: childKey });
 				}
 			}
 			setOwn(target, key, visited);
@@ -141,18 +144,24 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	const holdsSecret = (root: unknown): boolean => {
 		const matchers = matchersNow();
 		if (!matchers) return false;
+		const found = (text: string) =>
+			text.length >= matchers.shortest && text.search(matchers.text) !== -1;
 		const stack = [root];
 		const seen = new Set<object>();
 		while (stack.length > 0) {
 			const value = stack.pop();
 			if (typeof value === 'string') {
-				if (value.length >= matchers.shortest && value.search(matchers.text) !== -1) return true;
+				if (found(value)) return true;
 			} else if (isScalar(value)) {
-				stack.push(String(value));
+				if (found(String(value))) return true;
 			} else if (value !== null && typeof value === 'object' && !seen.has(value)) {
 				seen.add(value);
 				if (Array.isArray(value)) for (const inner of value) stack.push(inner);
-				else for (const [key, inner] of Object.entries(value)) stack.push(key, inner);
+				else
+					for (const key of Object.keys(value)) {
+						if (found(key)) return true;
+						stack.push((value as Record<string, unknown>)[key]);
+					}
 			}
 		}
 		return false;
@@ -238,14 +247,6 @@ function hiddenAcross(texts: readonly string[], pattern: RegExp): string[] {
 		start = end;
 		return hidden;
 	});
-}
-
-function containerFor(value: object, keyText: (key: string) => string): Frame['target'] {
-	if (Array.isArray(value)) return new Array<unknown>(value.length);
-	// Keys first, in their order: the walk fills them in later, last first.
-	const container: Record<string, unknown> = {};
-	for (const key of Object.keys(value)) setOwn(container, keyText(key), undefined);
-	return container;
 }
 
 /** Numbers, booleans and bigints: values whose text can be a secret too. */
