@@ -1,47 +1,79 @@
 import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { NodeRedaction } from './traceOptions';
 
-/** How far down a chain of causes redaction goes; n8n's error reporter walks all of it. */
+/** How far down a chain of causes (and errors held by errors) redaction goes; n8n's error reporter walks all of it. */
 const MAX_CAUSES = 10;
+
+/** Fields that hold nothing of the run: n8n's own of a node error (the node, its level, its time). */
+const RUN_FREE_FIELDS = new Set([
+	'node',
+	'level',
+	'shouldReport',
+	'tags',
+	'packageName',
+	'timestamp',
+	'lineNumber',
+	'functionality',
+	'name',
+	'failure',
+	'type',
+	'httpCode',
+]);
 
 /**
  * The error as n8n may show, store and log it, with the credential secrets taken out of every
  * part that carries text: message, description, messages, stack, error response, context, and
  * each cause in its chain (n8n's error reporter prints every cause's message and stack; the
- * saved run data keeps the stack, whose first line repeats the message as it was first written).
+ * saved run data keeps the stack, whose first line repeats the message as it was first written),
+ * and every other property of each (a client's `config` and `response`, a `body`, an
+ * AggregateError's `errors`): printing an error whole (`util.inspect`) shows them.
  */
 export function redactedError<T extends NodeApiError | NodeOperationError>(
 	error: T,
 	redaction: NodeRedaction,
 ): T {
-	redactInPlace(error, redaction);
-	error.messages = error.messages.map(redaction.text);
-	if (error.errorResponse) error.errorResponse = redaction.redactor.all(error.errorResponse);
-	error.context = redaction.redactor.all(error.context);
-	const seen = new Set<unknown>([error]);
-	let holder: Error = error;
-	for (let depth = 0; holder.cause !== undefined && !seen.has(holder.cause); depth++) {
-		const cause = holder.cause;
-		seen.add(cause);
-		if (depth === MAX_CAUSES || !(cause instanceof Error)) {
-			// Past the bound, or not an error: a plain value goes redacted, a deeper chain goes.
-			Object.defineProperty(holder, 'cause', {
-				value: depth === MAX_CAUSES ? undefined : redaction.redactor.all(cause),
-				configurable: true,
-				writable: true,
-			});
-			break;
-		}
-		redactInPlace(cause, redaction);
-		holder = cause;
-	}
+	redactInPlace(error, redaction, new Set([error]), 0);
 	return error;
 }
 
-function redactInPlace(error: Error, redaction: NodeRedaction): void {
+function redactInPlace(
+	error: Error,
+	redaction: NodeRedaction,
+	seen: Set<unknown>,
+	depth: number,
+): void {
 	error.message = redaction.text(error.message);
 	if (error.stack) error.stack = redaction.text(error.stack);
-	const described = error as Error & { description?: unknown };
-	if (typeof described.description === 'string')
-		described.description = redaction.text(described.description);
+	// Enumerable or not: AggregateError's `errors` is not, and util.inspect shows it.
+	for (const name of Object.getOwnPropertyNames(error)) {
+		if (name === 'message' || name === 'stack' || RUN_FREE_FIELDS.has(name)) continue;
+		const value = (error as unknown as Record<string, unknown>)[name];
+		const held = Array.isArray(value) ? value : [value];
+		if (!held.some((inner) => inner instanceof Error)) {
+			setProperty(error, name, redaction.redactor.all(value));
+			continue;
+		}
+		// Past the bound, a chain of errors goes; within it each keeps its shape, redacted in place.
+		if (depth === MAX_CAUSES) {
+			setProperty(error, name, undefined);
+			continue;
+		}
+		for (const inner of held)
+			if (inner instanceof Error && !seen.has(inner)) {
+				seen.add(inner);
+				redactInPlace(inner, redaction, seen, depth + 1);
+			}
+	}
+}
+
+/** Sets a property the error may have made read-only or non-enumerable, keeping how it shows. */
+function setProperty(error: Error, name: string, value: unknown): void {
+	const descriptor = Object.getOwnPropertyDescriptor(error, name);
+	if (descriptor && !descriptor.configurable && !descriptor.writable) return;
+	Object.defineProperty(error, name, {
+		value,
+		configurable: true,
+		writable: true,
+		enumerable: descriptor?.enumerable ?? true,
+	});
 }
