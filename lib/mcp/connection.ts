@@ -28,7 +28,7 @@ import {
 import { connectClient, type ConnectedClient } from './transport';
 import { describeConfig, type McpServerConfig } from './config';
 import type { ElicitationOptions } from './serverRequests';
-import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport } from './stdioTransport';
+import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport, type SpawnedProcess } from './stdioTransport';
 
 export type {
 	CallToolResult,
@@ -130,8 +130,12 @@ export class McpConnection {
 		boundNotifications(connected.transport);
 	}
 
-	static async open(config: McpServerConfig, connectTimeoutMs: number): Promise<McpConnection> {
-		const connected = await connectClient(config, connectTimeoutMs);
+	static async open(
+		config: McpServerConfig,
+		connectTimeoutMs: number,
+		onSpawned?: (process: SpawnedProcess) => void,
+	): Promise<McpConnection> {
+		const connected = await connectClient(config, connectTimeoutMs, onSpawned);
 		const info = connected.client.getServerVersion();
 		const server: ServerIdentity = {
 			name: info?.name ?? 'unknown',

@@ -82,39 +82,40 @@ export class ConnectionPool {
 		connectTimeoutMs = this.options.connectTimeoutMs,
 	): Promise<Entry> {
 		const existing = this.entries.get(key);
-		if (existing && (await isUsable(existing))) {
-			clearTimeout(existing.idleTimer);
-			existing.users++;
-			return existing;
-		}
-		if (existing && this.entries.get(key) === existing) this.entries.delete(key);
-		// Another caller may have reconnected while this one waited on the dead entry.
-		const replaced = this.entries.get(key);
-		if (replaced) {
-			replaced.users++;
-			clearTimeout(replaced.idleTimer);
-			return replaced;
-		}
-		return this.connect(key, config, connectTimeoutMs);
+		if (!existing) return this.connect(key, config, connectTimeoutMs);
+		// A user from now on, while it waits too: an idle entry is not evicted or timed out under it.
+		existing.users++;
+		clearTimeout(existing.idleTimer);
+		// A start that failed fails every use that waited on it, rather than start the server again.
+		const connection = await existing.connection.catch((error: unknown) => {
+			existing.users--;
+			throw error;
+		});
+		if (connection.isAlive) return existing;
+		existing.users--;
+		this.forget(key, existing);
+		// A dead connection: another caller may have reconnected meanwhile, else this one does.
+		return this.acquire(key, config, connectTimeoutMs);
 	}
 
 	private connect(key: string, config: McpServerConfig, connectTimeoutMs: number): Entry {
 		const entry: Entry = {
-			connection: McpConnection.open(config, connectTimeoutMs),
+			// Known from its start until its process is gone, so process exit can end a server that
+			// is still starting, or one slow to close.
+			connection: McpConnection.open(config, connectTimeoutMs, ({ pid, exited }) => {
+				this.pids.add(pid);
+				void exited.then(() => this.pids.delete(pid));
+			}),
 			users: 1,
 			lastUsed: Date.now(),
 		};
 		this.entries.set(key, entry);
 		entry.connection.then(
-			(connection) => {
-				const { pid } = connection;
-				if (pid !== undefined) this.pids.add(pid);
+			(connection) =>
 				connection.onClose(() => {
 					this.forget(key, entry);
-					// Known until its process is gone, so process exit can still end a slow one.
-					void connection.close().finally(() => pid !== undefined && this.pids.delete(pid));
-				});
-			},
+					void connection.close();
+				}),
 			() => this.forget(key, entry),
 		);
 		this.evictOverflow();
@@ -154,9 +155,4 @@ export class ConnectionPool {
 		const connection = await entry.connection.catch(() => undefined);
 		await connection?.close();
 	}
-}
-
-async function isUsable(entry: Entry): Promise<boolean> {
-	const connection = await entry.connection.catch(() => undefined);
-	return connection?.isAlive ?? false;
 }

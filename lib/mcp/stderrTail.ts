@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /**
  * Keeps the last lines a stdio server wrote to stderr: they explain most crashes. A server may
  * print the secrets it was given, so the tail is redacted before it is cut: a cut first could keep
@@ -6,6 +8,8 @@
 export class StderrTail {
 	private text = '';
 	private cut = false;
+	// A character split across two chunks is decoded whole: a secret holding it stays recognisable.
+	private readonly decoder = new StringDecoder('utf8');
 
 	constructor(
 		private readonly redact: (text: string) => string = (text) => text,
@@ -13,7 +17,7 @@ export class StderrTail {
 	) {}
 
 	append(chunk: Buffer | string): void {
-		const text = this.text + chunk.toString();
+		const text = this.text + (typeof chunk === 'string' ? chunk : this.decoder.write(chunk));
 		// Room for what redaction removes, so the tail still holds maxChars afterwards.
 		const window = this.maxChars * 8;
 		this.cut ||= text.length > window;

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
 import spawn from 'cross-spawn';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -17,6 +18,13 @@ export interface StdioProcess {
 	/** The child's whole environment. */
 	env: Record<string, string>;
 	cwd?: string;
+}
+
+/** A server process, once spawned: for a host that must end it even before it connects. */
+export interface SpawnedProcess {
+	pid: number;
+	/** Settles when the process has exited. */
+	exited: Promise<void>;
 }
 
 /** A response longer than this is not read: the call ends with an error, the connection lives on. */
@@ -46,6 +54,7 @@ export class StdioTransport implements Transport {
 	constructor(
 		private readonly server: StdioProcess,
 		readonly stderr: StderrTail,
+		private readonly onSpawned?: (process: SpawnedProcess) => void,
 	) {}
 
 	get pid(): number | undefined {
@@ -54,6 +63,12 @@ export class StdioTransport implements Transport {
 
 	start(): Promise<void> {
 		if (this.child) throw new Error('The server process was already started');
+		// Spawning in a missing folder fails as ENOENT naming the command, which does exist.
+		const { cwd } = this.server;
+		if (cwd !== undefined && !isDirectory(cwd))
+			return Promise.reject(
+				new Error(`The working directory ${cwd} does not exist (or is not a folder)`),
+			);
 		return new Promise((resolve, reject) => {
 			const child = spawn(this.server.command, this.server.args, {
 				env: this.server.env,
@@ -62,6 +77,10 @@ export class StdioTransport implements Transport {
 				windowsHide: true,
 			});
 			this.child = child;
+			if (child.pid !== undefined) {
+				const exited = new Promise<void>((done) => child.once('exit', () => done()));
+				this.onSpawned?.({ pid: child.pid, exited });
+			}
 			const reader = new LineReader(
 				() => this.maxMessageBytes,
 				(line) => this.receive(line),
@@ -176,6 +195,14 @@ function responseId(head: string, tail: string): string | number | undefined {
 /** A method before any nested object: the line is a request or a notification, whose id is not ours. */
 function isRequestOrNotification(head: string): boolean {
 	return /^\s*\{[^{]*"method"\s*:/.test(head);
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
 }
 
 const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;

@@ -18,7 +18,7 @@ import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from '../http/outbound';
 import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
-import { StdioTransport } from './stdioTransport';
+import { StdioTransport, type SpawnedProcess } from './stdioTransport';
 
 export const CLIENT_INFO = { name: OWN_PACKAGE.name, version: OWN_PACKAGE.version };
 
@@ -33,11 +33,13 @@ export interface ConnectedClient {
 	pid?: number;
 }
 
+/** Connects and initializes; `onSpawned` learns of a stdio server's process as soon as it runs. */
 export async function connectClient(
 	config: McpServerConfig,
 	connectTimeoutMs: number,
+	onSpawned?: (process: SpawnedProcess) => void,
 ): Promise<ConnectedClient> {
-	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs);
+	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs, onSpawned);
 	// An OAuth request that hangs fails before the connect does, so the error names its step.
 	const requestTimeoutMs = Math.min(OAUTH_REQUEST_TIMEOUT_MS, (connectTimeoutMs * 3) / 4);
 	if (config.mode === 'sse') {
@@ -57,6 +59,7 @@ export async function connectClient(
 async function connectStdio(
 	config: StdioServerConfig,
 	connectTimeoutMs: number,
+	onSpawned?: (process: SpawnedProcess) => void,
 ): Promise<ConnectedClient> {
 	// Only the configured environment plus PATH reaches the child: none of n8n's own variables.
 	const stderr = new StderrTail(createRedactor({ secrets: secretsOf(config) }).all);
@@ -68,6 +71,7 @@ async function connectStdio(
 			cwd: config.cwd || undefined,
 		},
 		stderr,
+		onSpawned,
 	);
 	try {
 		const connected = await connectOver('stdio', transport, connectTimeoutMs);

@@ -13,6 +13,8 @@ import {
 	type McpServerConfig,
 } from '../../lib/mcp';
 import { describeCallFailure } from '../../lib/execution/failures';
+import { createRedactor } from '../../lib/json/redact';
+import { StderrTail } from '../../lib/mcp/stderrTail';
 import {
 	childEnv,
 	faultStdio,
@@ -285,6 +287,18 @@ describe('a hostile MCP server', () => {
 	});
 });
 
+describe('the stderr tail', () => {
+	it('reads a character cut between two chunks whole, so a secret holding it is still hidden', () => {
+		const secret = 'Kennwort-ä-7Hq2xZ9pLm';
+		const tail = new StderrTail(createRedactor({ secrets: [secret] }).all);
+		const bytes = Buffer.from(`password ${secret}\n`);
+		const cut = bytes.indexOf(Buffer.from('ä')) + 1;
+		tail.append(bytes.subarray(0, cut));
+		tail.append(bytes.subarray(cut));
+		expect(tail.read()).toBe('password [redacted]');
+	});
+});
+
 describe('starting a server', () => {
 	it('gives up after the connect timeout the use asks for, and ends the process', async () => {
 		const pool = newPool();
@@ -301,6 +315,13 @@ describe('starting a server', () => {
 		expect(Date.now() - started).toBeLessThan(6_000);
 		expect(pool.size).toBe(0);
 		await waitUntil(() => running().length === 0, 'the mute process is ended');
+	});
+
+	it('names a working directory that does not exist, not the command', async () => {
+		const config = { ...faultStdio({ name: 'nowhere' }), cwd: '/no/such/folder' };
+		await expect(McpConnection.open(config, 5_000)).rejects.toThrow(
+			'The working directory /no/such/folder does not exist (or is not a folder)',
+		);
 	});
 
 	it('gives each scope its own process for one configuration', async () => {

@@ -1,5 +1,11 @@
 import { ConnectionPool } from '../../lib/mcp';
-import { faultStdio, isProcessAlive, startHttpServer, stopAllServers } from '../support/servers';
+import {
+	faultStdio,
+	isProcessAlive,
+	listTestServerProcesses,
+	startHttpServer,
+	stopAllServers,
+} from '../support/servers';
 
 const pools: ConnectionPool[] = [];
 const poolWith = (options: Partial<ConstructorParameters<typeof ConnectionPool>[0]>) => {
@@ -57,6 +63,37 @@ describe('ConnectionPool', () => {
 		expect(await slowCall).toMatchObject({ content: [{ type: 'text', text: 'waited 300 ms' }] });
 	});
 
+	it('keeps an idle connection a caller is about to use, while a new one makes room', async () => {
+		const pool = poolWith({ maxSize: 1 });
+		const reused = faultStdio({ name: 'reused' });
+		const pid = await pidOf(pool, reused);
+		// In one tick: the idle connection is asked for again, and another server's start evicts.
+		const [again, newcomer] = await Promise.all([
+			pool.use(reused, async (connection) => {
+				await new Promise((resolve) => setTimeout(resolve, 50));
+				return { pid: connection.pid, tools: (await connection.listTools()).length };
+			}),
+			pidOf(pool, faultStdio({ name: 'evicting' })),
+		]);
+		expect(again.pid).toBe(pid);
+		expect(again.tools).toBeGreaterThan(0);
+		expect(isProcessAlive(newcomer)).toBe(true);
+	});
+
+	it('fails every caller that waited on a start that failed with its error, starting the server once', async () => {
+		const pool = poolWith({ connectTimeoutMs: 500 });
+		const mute = faultStdio({ name: 'mute-once', mute: true });
+		const attempts = await Promise.allSettled(
+			Array.from({ length: 5 }, () => pool.use(mute, async () => 'connected')),
+		);
+		expect(attempts.map((attempt) => attempt.status)).toEqual(Array(5).fill('rejected'));
+		// The one start's error: no caller started the server again (and waited its timeout again).
+		const reasons = attempts.map((attempt) => (attempt as PromiseRejectedResult).reason);
+		expect(new Set(reasons).size).toBe(1);
+		expect(reasons[0].message).toMatch(/timed out/i);
+		expect(pool.size).toBe(0);
+	});
+
 	it('closes a connection left idle, and reconnects on the next use', async () => {
 		const pool = poolWith({ idleTimeoutMs: 150 });
 		const config = faultStdio({ name: 'idle' });
@@ -90,6 +127,19 @@ describe('ConnectionPool', () => {
 		]);
 		pool.killProcesses();
 		await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 'both servers are gone');
+	});
+
+	it('kills a server still starting too, for process exit', async () => {
+		const pool = poolWith({});
+		const mute = faultStdio({ name: 'still-starting', mute: true });
+		const attempt = pool.use(mute, async () => 'connected').catch((error: Error) => error);
+		const running = () =>
+			listTestServerProcesses().filter(({ command }) => command.includes('still-starting'));
+		await waitUntil(() => running().length === 1, 'the server process runs');
+		const [{ pid }] = running();
+		pool.killProcesses();
+		await waitUntil(() => !isProcessAlive(pid), 'the starting server is gone');
+		expect(await attempt).toBeInstanceOf(Error);
 	});
 
 	it('ends a Streamable HTTP session on the server when it closes the connection', async () => {
