@@ -11,6 +11,7 @@ import { traceEntry } from '../trace/entries';
 import {
 	callsOfServer,
 	executePendingCalls,
+	idsSharedByCalls,
 	type CallsExecuted,
 	type ExecutionContext,
 } from './executeCalls';
@@ -43,11 +44,17 @@ export function approvalReason(
 				? 'its server does not annotate the tool read-only'
 				: 'the tool is not on the item, so nothing says it is read-only';
 		case 'destructive':
+			if (!tool) return 'the tool is not on the item, so nothing says it is not destructive';
 			return annotations?.destructiveHint === true
 				? 'its server annotates the tool destructive'
 				: undefined;
 		case 'listed':
-			return policy.tools.includes(call.name) ? 'the tool is on the list to approve' : undefined;
+			// The list names tools as their server does; a tool renamed on the item (two servers
+			// with one name) is still the listed one.
+			return policy.tools.includes(call.name) ||
+				(tool?.mcpName !== undefined && policy.tools.includes(tool.mcpName))
+				? 'the tool is on the list to approve'
+				: undefined;
 		case 'chosen':
 			return policy.callIds.includes(call.id)
 				? "the node's approval expression chose it"
@@ -57,13 +64,19 @@ export function approvalReason(
 	}
 }
 
-/** What the item is asked: each call of this server the policy holds, in call order. */
+/**
+ * What the item is asked: each call of this server the policy holds, in call order. Calls that
+ * share an id are not asked about: a decision could not say which it is for, and none of them runs.
+ */
 export function approvalRequests(
 	conversation: Conversation,
 	serverLabel: string,
 	policy: ApprovalPolicy,
 ): ApprovalRequest[] {
+	if (policy.require === 'nothing') return [];
+	const sharedIds = idsSharedByCalls(conversation.toolCalls);
 	return callsOfServer(conversation, serverLabel).mine.flatMap(({ call, itemTool }) => {
+		if (sharedIds.has(call.id)) return [];
 		const reason = approvalReason(policy, call, itemTool);
 		if (reason === undefined) return [];
 		return [
@@ -79,15 +92,18 @@ export function approvalRequests(
 }
 
 /**
- * The decisions of a returning item, one per call it asked about: a decision for a call it did not
- * ask about, a call asked about without a decision, or a decision that is not one, is an
- * ApprovalError naming the call.
+ * The decisions of a returning item, one per call the policy holds (`requested`, worked out again
+ * from the item's calls: what the item says it asked is not taken on trust): a decision for a call
+ * not held, a held call without a decision, or a decision that is not one, is an ApprovalError
+ * naming the call.
  */
-export function readDecisions(approval: unknown): Map<string, ApprovalDecision> {
-	if (!isRecord(approval) || !Array.isArray(approval.requested)) {
+export function readDecisions(
+	approval: unknown,
+	requested: readonly ApprovalRequest[],
+): Map<string, ApprovalDecision> {
+	if (!isRecord(approval)) {
 		throw new ApprovalError("The item's 'approval' must be { requested: [...], decisions: [...] }");
 	}
-	const requested = approval.requested as ApprovalRequest[];
 	const decisions = Array.isArray(approval.decisions) ? approval.decisions : [];
 	const byCall = new Map<string, ApprovalDecision>();
 	for (const decision of decisions) {
@@ -143,8 +159,9 @@ export async function executeWithApproval(
 ): Promise<ApprovalOutcome> {
 	const timing = { node: context.nodeName, round: conversation.rounds ?? 0, startedAt: Date.now() };
 	const { approval, ...rest } = conversation;
+	const requested = approvalRequests(rest, context.serverLabel, policy);
 	if (approval !== undefined) {
-		const decisions = readDecisions(approval);
+		const decisions = readDecisions(approval, requested);
 		const decided = [...decisions.values()].map((decision) =>
 			traceEntry(
 				'approval.decision',
@@ -176,8 +193,6 @@ export async function executeWithApproval(
 		);
 		return { held: false, ...executed };
 	}
-	const requested =
-		policy.require === 'nothing' ? [] : approvalRequests(rest, context.serverLabel, policy);
 	if (requested.length === 0) return { held: false, ...(await executePendingCalls(rest, context)) };
 	const asked = traceEntry(
 		'approval.requested',

@@ -51,17 +51,24 @@ export async function executePendingCalls(
 	)
 		? MAX_CALLS_IN_FLIGHT
 		: 1;
+	const sharedIds = idsSharedByCalls(conversation.toolCalls);
 	const answers = await mapConcurrently(mine, inFlight, async ({ call, itemTool }) => {
 		const startedAt = Date.now();
 		const declined = context.declined?.get(call.id);
-		const outcome =
-			declined === undefined
-				? await runToolCall(
+		const outcome = sharedIds.has(call.id)
+			? notRunOutcome(
+					call,
+					'invalidArguments',
+					`The call id '${call.id}' is given to more than one call of this turn, so their answers could not be told apart: none of them ran. Make the calls again, each with an id of its own.`,
+					'its id is shared with another call',
+				)
+			: declined !== undefined
+				? notRunOutcome(call, 'declined', declined, 'a person declined the call')
+				: await runToolCall(
 						call,
 						async () => itemTool ?? (await findServerTool(call.name, context)),
 						context,
-					)
-				: declinedOutcome(call, declined);
+					);
 		const timing = { node: context.nodeName, round, startedAt };
 		const trace = callTrace(call, outcome, timing, {
 			server: context.serverLabel,
@@ -93,16 +100,25 @@ export function callsOfServer(conversation: Conversation, serverLabel: string) {
 	return { mine, remaining };
 }
 
-/** A call a person declined: answered with their word, the server never called. */
-function declinedOutcome(call: PendingToolCall, text: string): CallOutcome {
+/** The ids that more than one pending call carries: a decision or an answer could not say which it is for. */
+export function idsSharedByCalls(calls: readonly PendingToolCall[]): Set<string> {
+	const seen = new Set<string>();
+	const shared = new Set<string>();
+	for (const { id } of calls) (seen.has(id) ? shared : seen).add(id);
+	return shared;
+}
+
+/** A call answered without running (a person declined it, its id is not its own): the server never called. */
+function notRunOutcome(
+	call: PendingToolCall,
+	status: CallStatus,
+	text: string,
+	reason: string,
+): CallOutcome {
 	return {
-		status: 'declined',
+		status,
 		message: { role: 'tool', tool_call_id: call.id, name: call.name, content: text, isError: true },
-		check: {
-			status: 'unchecked',
-			arguments: call.arguments ?? call.rawArguments,
-			reason: 'a person declined the call',
-		},
+		check: { status: 'unchecked', arguments: call.arguments ?? call.rawArguments, reason },
 		serverAsks: [],
 	};
 }

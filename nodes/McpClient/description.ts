@@ -161,7 +161,8 @@ export const properties: INodeProperties[] = [
 			{
 				name: 'Tools Annotated Destructive',
 				value: 'destructive',
-				description: 'Tools their server annotates destructiveHint',
+				description:
+					'Tools their server annotates destructiveHint, and tools the item does not carry (nothing says they are not)',
 			},
 			{ name: 'Listed Tools', value: 'listed' },
 			{

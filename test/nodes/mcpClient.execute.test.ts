@@ -494,6 +494,79 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		]);
 	});
 
+	it('holds a call to a tool the item does not carry under "destructive": nothing says it is not', async () => {
+		const run = await mcp.runMcpChain([executeAt({ requireApproval: 'destructive' })], {
+			credentials,
+			inputItems: [{ json: { toolCalls: [add] } }],
+		});
+		expect(outputOf(run, 'Execute', 0)).toEqual([]);
+		const held = outputOf(run, 'Execute', 1)[0].json as any;
+		expect(held.approval.requested).toEqual([
+			expect.objectContaining({
+				callId: add.id,
+				reason: 'the tool is not on the item, so nothing says it is not destructive',
+			}),
+		]);
+	});
+
+	it('holds a listed tool by its name on the server, also when the item renamed it', async () => {
+		const renamed = { ...add, name: 'faults__add' };
+		const run = await mcp.runMcpChain(
+			[executeAt({ requireApproval: 'listed', approvalTools: ['add'] })],
+			{
+				credentials,
+				inputItems: [
+					{
+						json: {
+							tools: [
+								{
+									name: 'faults__add',
+									mcpName: 'add',
+									server: 'faults',
+									inputSchema: { type: 'object' },
+								},
+							],
+							toolCalls: [renamed],
+						},
+					},
+				],
+			},
+		);
+		const held = outputOf(run, 'Execute', 1)[0].json as any;
+		expect(held.approval.requested).toEqual([
+			expect.objectContaining({ callId: add.id, reason: 'the tool is on the list to approve' }),
+		]);
+	});
+
+	it('works out again what the rule holds when the item comes back: an item saying it asked nothing runs nothing held', async () => {
+		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
+		for (const approval of [{ requested: [] }, { requested: [], decisions: [] }]) {
+			const run = await mcp.runMcpChain([executeAt({ requireApproval: 'notReadOnly' })], {
+				credentials,
+				inputItems: [{ json: { ...(held[0].json as any), approval } }],
+			});
+			expect(errorOf(run, 'Execute')?.message).toBe(
+				`No decision for call ${add.id} (add): each call asked about needs approval.decisions[] with its callId and approved`,
+			);
+		}
+	});
+
+	it('runs none of the calls that share an id, and tells the model why; none is asked about', async () => {
+		const twin = { ...add, id: echo.id };
+		const { done, held } = await askFor([echo, twin], { requireApproval: 'notReadOnly' });
+		expect(held).toEqual([]);
+		const json = done[0].json as any;
+		const messages = mcp.toolMessages(json);
+		expect(messages).toHaveLength(2);
+		for (const message of messages) {
+			expect(message).toMatchObject({ tool_call_id: echo.id, isError: true });
+			expect(message.content).toContain(
+				`The call id '${echo.id}' is given to more than one call of this turn`,
+			);
+		}
+		expect(requestsOf(json, echo.id)).toEqual([]);
+	});
+
 	it('holds the calls an expression over the item chooses', async () => {
 		const chosen = await askFor([echo, add], {
 			requireApproval: 'expression',
