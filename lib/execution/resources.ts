@@ -70,6 +70,15 @@ function parsedJson(text: string, mimeType: string | undefined): { json?: unknow
 
 /** The resource's own file name where its URI ends in one (`report.pdf`), else `resource` with the type's extension. */
 function fileNameOf(uri: string, mimeType: string): string {
-	const last = decodeURIComponent(uri.split(/[?#]/)[0].split('/').pop() ?? '');
+	const last = decodedOrAsIs(uri.split(/[?#]/)[0].split('/').pop() ?? '');
 	return /\.\w+$/.test(last) ? last : `resource${extensionOf(mimeType)}`;
+}
+
+/** A URI's part decoded; as written when it is not valid percent-encoding (`growth-100%.pdf`). */
+function decodedOrAsIs(part: string): string {
+	try {
+		return decodeURIComponent(part);
+	} catch {
+		return part;
+	}
 }

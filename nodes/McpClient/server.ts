@@ -111,12 +111,20 @@ function stepTiming(
  * result it comes from was redacted on arrival (data holding a secret never gets here).
  */
 export function binaryStoreFor(context: IExecuteFunctions, item: INodeExecutionData): BinaryStore {
+	// Names taken by calls still storing theirs: the calls of one item may run at once.
+	const reserved = new Set<string>();
 	return async (data, mimeType, fileName) => {
-		const stem = fileName.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
-		item.binary ??= {};
+		// Only an extension comes off: `functions.render:0_1` keeps what tells it apart.
+		const stem = fileName.replace(/\.\w+$/, '').replace(/[^A-Za-z0-9_-]+/g, '_');
+		const binary = (item.binary ??= {});
 		let property = stem;
-		for (let n = 2; item.binary[property]; n++) property = `${stem}_${n}`;
-		item.binary[property] = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+		for (let n = 2; binary[property] || reserved.has(property); n++) property = `${stem}_${n}`;
+		reserved.add(property);
+		try {
+			binary[property] = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+		} finally {
+			reserved.delete(property);
+		}
 		return property;
 	};
 }

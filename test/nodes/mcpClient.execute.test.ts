@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { binaryStoreFor } from '../../nodes/McpClient/server';
 import { errorOf, outputOf } from '../support/engine';
 import * as mcp from '../support/mcpWorkflow';
 import { faultStdio, isProcessAlive } from '../support/servers';
@@ -385,6 +387,54 @@ describe('MCP Client: the calls of one item', () => {
 	it('run at once with "Always at Once", one after another with "One After Another"', async () => {
 		expect(overlapping(await threeCalls('always'))).toBe(true);
 		expect(oneAfterAnother(await threeCalls('never', { readOnlyHint: true }))).toBe(true);
+	});
+});
+
+describe('MCP Client: binary data of calls run at once', () => {
+	it('gives each call its own binary properties, even where ids differ only after a dot', async () => {
+		const calls = ['functions.render:0', 'functions.render:1'].map((id) => ({
+			...mcp.pendingCall('image', {}),
+			id,
+		}));
+		const run = await mcp.runMcpChain(
+			[
+				mcp.mcpClientNode('Execute', {
+					operation: 'executeToolCalls',
+					serverLabel: 'faults',
+					options: { parallelCalls: 'always' },
+				}),
+			],
+			{ credentials, inputItems: [{ json: { toolCalls: calls } }] },
+		);
+		const [item] = outputOf(run, 'Execute');
+		const properties = mcp
+			.toolMessages(item.json)
+			.flatMap((message: any) => message.attachments.map((a: any) => a.binaryProperty));
+		expect(properties.length).toBeGreaterThan(2);
+		expect(new Set(properties).size).toBe(properties.length);
+		expect(Object.keys(item.binary ?? {}).sort()).toEqual([...properties].sort());
+		// Named after their calls: only an extension comes off a file name, not what follows a dot.
+		expect(
+			properties.filter((property: string) => property.startsWith('functions_render_1_')),
+		).toHaveLength(properties.length / 2);
+	});
+
+	it('never hands one property to two stores under way at once', async () => {
+		const item: INodeExecutionData = { json: {} };
+		const context = {
+			helpers: {
+				prepareBinaryData: async (data: Buffer, fileName: string, mimeType: string) => {
+					await new Promise((resolve) => setTimeout(resolve, 20));
+					return { data: data.toString('base64'), fileName, mimeType };
+				},
+			},
+		} as unknown as IExecuteFunctions;
+		const store = binaryStoreFor(context, item);
+		const properties = await Promise.all(
+			['one', 'two'].map((text) => store(Buffer.from(text), 'text/plain', 'call_1_1.txt')),
+		);
+		expect(properties).toEqual(['call_1_1', 'call_1_1_2']);
+		expect(Object.keys(item.binary!)).toEqual(['call_1_1', 'call_1_1_2']);
 	});
 });
 
