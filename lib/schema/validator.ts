@@ -22,6 +22,7 @@ type Compiled = { validate: ValidateFunction } | { error: string };
 
 const MAX_CACHED_SCHEMAS = 1000;
 const MAX_REPORTED_ISSUES = 10;
+const ROOT_ID = 'urn:tool-schema:root';
 
 /**
  * Checks values against JSON Schemas with ajv. Each distinct schema is compiled once and cached
@@ -59,8 +60,11 @@ export class SchemaValidator {
 		const { $schema, ...rest } = schema;
 		const ajv =
 			typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? this.draft07 : this.draft2020;
+		// A schema that refers to its own root ("$ref": "#", a tree) resolves it only under an id;
+		// as no schema is registered (addUsedSchema: false), one id serves every schema without one.
+		const rooted = rest.$id === undefined ? { $id: ROOT_ID, ...rest } : rest;
 		try {
-			return { validate: ajv.compile(rest) };
+			return { validate: ajv.compile(rooted) };
 		} catch (error) {
 			return { error: (error as Error).message };
 		}

@@ -117,6 +117,26 @@ describe('SchemaValidator', () => {
 		).toBe('invalid');
 	});
 
+	it('checks a schema that refers to its own root, with or without an $id of its own', () => {
+		const tree = {
+			type: 'object',
+			properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } },
+			required: ['name'],
+		};
+		const validator = new SchemaValidator();
+		for (const schema of [tree, { ...tree, $id: 'https://example.com/tree.json' }]) {
+			expect(
+				validator.check(schema, { name: 'a', children: [{ name: 'b', children: [] }] }),
+			).toEqual({
+				status: 'valid',
+			});
+			expect(validator.check(schema, { name: 'a', children: [{ children: [] }] })).toMatchObject({
+				status: 'invalid',
+				issues: [{ instancePath: '/children/0', message: "must have required property 'name'" }],
+			});
+		}
+	});
+
 	it('says it could not check when a schema cannot compile, without fetching remote refs', () => {
 		const validator = new SchemaValidator();
 		const result = validator.check({ $ref: 'https://example.com/schema.json' }, {});
