@@ -137,11 +137,29 @@ async function connectOver(
 	};
 	const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
 	const serverRequests = new ServerRequests(client);
+	// The SDK's timeout covers initialize only; the deadline covers the transport's start too (an
+	// SSE stream that never names its endpoint would wait forever).
+	let timer: NodeJS.Timeout | undefined;
+	const deadline = new Promise<never>((_, reject) => {
+		timer = setTimeout(
+			() =>
+				reject(
+					new Error(
+						`Connecting timed out after ${connectTimeoutMs} ms: the server did not complete the MCP handshake`,
+					),
+				),
+			connectTimeoutMs,
+		);
+	});
+	const connecting = client.connect(transport, { timeout: connectTimeoutMs });
+	connecting.catch(() => undefined);
 	try {
-		await client.connect(transport, { timeout: connectTimeoutMs });
+		await Promise.race([connecting, deadline]);
 	} catch (error) {
 		await client.close().catch(() => undefined);
 		throw error;
+	} finally {
+		clearTimeout(timer);
 	}
 	return { client, transport, protocolVersion, transportName, serverRequests };
 }

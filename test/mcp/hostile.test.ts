@@ -2,6 +2,8 @@
  * The connection layer against servers that misbehave on purpose (the fault server's --hostile
  * tools), each a real process: no hang, no healthy server killed, no dead one kept.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
 	CallTimeoutError,
@@ -315,6 +317,31 @@ describe('starting a server', () => {
 		expect(Date.now() - started).toBeLessThan(6_000);
 		expect(pool.size).toBe(0);
 		await waitUntil(() => running().length === 0, 'the mute process is ended');
+	});
+
+	it('gives up after the connect timeout on an SSE stream that never names its endpoint', async () => {
+		const silent = createServer((_request, response) => {
+			response.writeHead(200, { 'content-type': 'text/event-stream' });
+			response.write(': connected, and nothing more\n\n');
+		});
+		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = silent.address() as AddressInfo;
+			const pool = newPool();
+			const config = {
+				transport: 'http' as const,
+				url: `http://127.0.0.1:${port}/sse`,
+				headers: {},
+				mode: 'sse' as const,
+			};
+			await expect(
+				pool.use(config, async () => 'connected', { connectTimeoutMs: 400 }),
+			).rejects.toThrow(/timed out after 400 ms/);
+			expect(pool.size).toBe(0);
+		} finally {
+			silent.closeAllConnections();
+			silent.close();
+		}
 	});
 
 	it('names a working directory that does not exist, not the command', async () => {
