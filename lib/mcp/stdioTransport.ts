@@ -30,6 +30,9 @@ export interface SpawnedProcess {
 /** A response longer than this is not read: the call ends with an error, the connection lives on. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
+/** How long what an exited server wrote may still take to be read, before the connection is closed. */
+const EXIT_DRAIN_MS = 200;
+
 /** How long closing waits for the server to exit by itself, then after SIGTERM, before SIGKILL. */
 const EXIT_GRACE_MS = 2_000;
 
@@ -93,8 +96,10 @@ export class StdioTransport implements Transport {
 				this.markClosed();
 			});
 			child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
-			// A server whose stdout ended can answer nothing more, whether or not its process runs on.
+			// A server whose stdout ended can answer nothing more, whether or not its process runs on;
+			// nor can one that exited while a process it started holds its stdout open.
 			child.stdout!.once('close', () => void this.close());
+			child.once('exit', () => setTimeout(() => void this.close(), EXIT_DRAIN_MS).unref());
 			child.stderr!.on('data', (chunk: Buffer) => this.stderr.append(chunk));
 			child.stdin!.on('error', (error) => this.onerror?.(error));
 		});

@@ -2,6 +2,7 @@
  * The connection layer against servers that misbehave on purpose (the fault server's --hostile
  * tools), each a real process: no hang, no healthy server killed, no dead one kept.
  */
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -153,6 +154,38 @@ describe('a hostile MCP server', () => {
 				connection.callTool('echo', { text: 'back' }, { timeoutMs: 5_000 }),
 			),
 		).toMatchObject({ content: [{ type: 'text', text: 'back' }] });
+	});
+
+	it('dying while a process it started holds its stdout is a lost connection at once', async () => {
+		const pool = newPool();
+		const server = faultStdio({ name: 'parent' });
+		// The shell leaves a sleep behind holding the server's stdout, then becomes the server.
+		const marker = 'sleep 31.7';
+		const config = {
+			...server,
+			command: '/bin/sh',
+			args: [
+				'-c',
+				`${marker} & exec "${server.command}" ${server.args.map((arg) => `"${arg}"`).join(' ')}`,
+			],
+		};
+		try {
+			const { error, ms } = await pool.use(config, async (connection) => {
+				setTimeout(() => process.kill(connection.pid!, 'SIGKILL'), 300);
+				const started = Date.now();
+				const failure = await connection
+					.callTool('slow', { ms: 60_000 }, { timeoutMs: 30_000 })
+					.catch((caught: unknown) => caught);
+				return { error: failure, ms: Date.now() - started };
+			});
+			expect(error).toBeInstanceOf(ConnectionLostError);
+			// Not the call's 30 s timeout.
+			expect(ms).toBeLessThan(10_000);
+			await waitUntil(() => pool.size === 0, 'the pool drops the dead connection');
+		} finally {
+			// pkill exits 1 when the sleep is already gone.
+			spawnSync('pkill', ['-f', `^${marker}$`]);
+		}
 	});
 
 	it('freezing is found by the ping after a timeout: dropped, its process killed, the next call reconnects', async () => {
