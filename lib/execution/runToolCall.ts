@@ -49,7 +49,10 @@ export interface CallContext {
 	validator: SchemaValidator;
 	storeBinary: BinaryStore;
 	options: ToolCallOptions;
-	/** Takes the credential secrets out of each result as it arrives, before anything reads it. */
+	/**
+	 * Takes the credential secrets out of each result as it arrives, before anything reads it, and
+	 * out of every tool message (a server's error text may quote what it was given).
+	 */
 	redactor: Redactor;
 }
 
@@ -68,7 +71,13 @@ export async function runToolCall(
 	const refuse = (status: CallStatus, text: string, check: ArgumentCheck): CallOutcome => ({
 		status,
 		check,
-		message: { role: 'tool', tool_call_id: call.id, content: text, name: call.name, isError: true },
+		message: {
+			role: 'tool',
+			tool_call_id: call.id,
+			content: context.redactor.values(text),
+			name: call.name,
+			isError: true,
+		},
 		serverAsks: asks,
 	});
 	const failure = (error: unknown) =>
@@ -148,7 +157,7 @@ export async function runToolCall(
 	const called = { startedAt, durationMs: Date.now() - startedAt };
 
 	const message = await toToolMessage(call.id, call.name, result, context.storeBinary);
-	message.content = withAsks(message.content, asks);
+	message.content = context.redactor.values(withAsks(message.content, asks));
 	const answered = { message, ...sent, called, result, serverAsks: asks };
 	const outputProblem = result.isError ? undefined : checkOutput(tool, result, context.validator);
 	if (outputProblem) {

@@ -1,0 +1,34 @@
+import { runToolCall, type CallContext } from '../../lib/execution/runToolCall';
+import type { ToolServer } from '../../lib/execution/toolServer';
+import { createRedactor } from '../../lib/json/redact';
+import { SchemaValidator } from '../../lib/schema/validator';
+
+const SECRET = 'sk-canary-3f9a20d7c1';
+const tool = { name: 'lookup', server: 'api', inputSchema: { type: 'object' } };
+const call = { id: 'call_1', name: 'lookup', arguments: {}, rawArguments: '{}' };
+
+/** runToolCall as a library caller makes it, with the server given. */
+function contextWith(server: ToolServer): CallContext {
+	return {
+		server,
+		validator: new SchemaValidator(),
+		storeBinary: async () => 'binary',
+		options: { timeoutMs: 5_000 },
+		redactor: createRedactor({ secrets: [SECRET] }),
+	};
+}
+
+describe('runToolCall', () => {
+	it("keeps the credential's secrets out of the tool message when the server's failure quotes them", async () => {
+		const server: ToolServer = {
+			callTool: async () => {
+				throw new Error(`Upstream refused the key ${SECRET}`);
+			},
+			stderrTail: () => `booting with ${SECRET}`,
+		};
+		const outcome = await runToolCall(call, async () => tool, contextWith(server));
+		expect(outcome.message.isError).toBe(true);
+		expect(outcome.message.content).toContain('Upstream refused the key [redacted]');
+		expect(JSON.stringify(outcome.message)).not.toContain(SECRET);
+	});
+});
