@@ -12,7 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { sharedPool } from '../lib/mcp';
@@ -118,23 +118,24 @@ const BARE_CALL_TYPE = 'bench.bareCall';
 /**
  * A node with nothing but the raw SDK call, one per item (its `toolCalls[0]`, else a fixed echo),
  * `concurrency` at a time: what n8n's engine costs around any tool call, with no check, trace or
- * redaction. The issue's floors are measured outside the engine; this one is what an n8n node can
- * reach at best.
+ * redaction. The engine sees it as it sees the MCP Client (the same parameters, whose defaults and
+ * display rules it works out for every execution, and the same credential, which it decrypts when
+ * read), and it reads them as any node must. The issue's floors are measured outside the engine;
+ * this one is what an n8n node with these parameters can reach at best.
  */
 function bareCallNode(client: Client, concurrency: number): INodeType {
+	const { description } = new McpClient();
 	return {
 		description: {
+			...description,
 			displayName: 'Bare Call',
 			name: 'bareCall',
-			group: ['transform'],
-			version: 1,
 			description: 'The raw MCP SDK call, nothing else',
 			defaults: { name: 'Bare Call' },
-			inputs: ['main'],
-			outputs: ['main'],
-			properties: [],
 		},
 		async execute(this: IExecuteFunctions) {
+			this.getNodeParameter('operation', 0);
+			await this.getCredentials('mcpStdioServerApi');
 			const items = this.getInputData();
 			const answered: INodeExecutionData[] = new Array(items.length);
 			await inFlight([...items.keys()], concurrency, async (index) => {
@@ -156,14 +157,9 @@ interface PendingCall {
 
 const ECHO_HELLO = { name: 'echo', arguments: { text: 'hello' } };
 
-const bareCallWorkflow = chain({
-	id: 'bare',
-	name: 'Bare Call',
-	type: BARE_CALL_TYPE,
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-});
+/** The bare node in place of an MCP Client node with these parameters. */
+const bareCallWorkflow = (parameters: IDataObject) =>
+	chain(mcpClientNode('Bare Call', parameters, { type: BARE_CALL_TYPE }));
 
 interface Row {
 	what: string;
@@ -202,9 +198,8 @@ async function executeToolCallsRows(client: Client): Promise<Row[]> {
 		[8, 1.5],
 		[64, 2.5],
 	]) {
-		const execute = chain(
-			mcpClientNode('Execute', { operation: 'executeToolCalls', options: { concurrency } }),
-		);
+		const parameters = { operation: 'executeToolCalls', options: { concurrency } };
+		const execute = chain(mcpClientNode('Execute', parameters));
 		// Timed as n8n times an execution, from the run's startedAt to its stoppedAt: before the run,
 		// the tests' engine copies the pinned input items (about 0.1 s for these 10 MB), which a
 		// workflow whose items come from the node before it does not do.
@@ -233,7 +228,11 @@ async function executeToolCallsRows(client: Client): Promise<Row[]> {
 			);
 		const bareTypes = { [BARE_CALL_TYPE]: bareCallNode(client, concurrency) };
 		const bare = async () => {
-			const result = await run(bareCallWorkflow, { nodeTypes: bareTypes, inputItems: listed });
+			const result = await run(bareCallWorkflow(parameters), {
+				nodeTypes: bareTypes,
+				credentials: mcpCredentials,
+				inputItems: listed,
+			});
 			if (outputOfSuccess(result, 'Bare Call').length !== 1000)
 				throw new Error('The bare node did not answer every item');
 			return result.raw.stoppedAt!.getTime() - result.raw.startedAt.getTime();
@@ -291,14 +290,13 @@ async function installPeer(): Promise<Peer> {
  * the peer (when installed). Returns the rows and one execution of the workflow.
  */
 async function oneCallRows(client: Client, peer: Peer | undefined, measure: boolean) {
-	const callTool = chain(
-		mcpClientNode('Call Tool', {
-			operation: 'callTool',
-			tool: { __rl: true, mode: 'name', value: 'echo' },
-			argumentsSource: 'json',
-			jsonArguments: '{"text":"hello"}',
-		}),
-	);
+	const parameters = {
+		operation: 'callTool',
+		tool: { __rl: true, mode: 'name', value: 'echo' },
+		argumentsSource: 'json',
+		jsonArguments: '{"text":"hello"}',
+	};
+	const callTool = chain(mcpClientNode('Call Tool', parameters));
 	const ours = async () => {
 		const result = await run(callTool, {
 			nodeTypes: packageNodeTypes,
@@ -313,7 +311,10 @@ async function oneCallRows(client: Client, peer: Peer | undefined, measure: bool
 	const bareTypes = { [BARE_CALL_TYPE]: bareCallNode(client, 1) };
 	const bare = async () => {
 		const [item] = outputOfSuccess(
-			await run(bareCallWorkflow, { nodeTypes: bareTypes }),
+			await run(bareCallWorkflow(parameters), {
+				nodeTypes: bareTypes,
+				credentials: mcpCredentials,
+			}),
 			'Bare Call',
 		);
 		if (item?.json.result === undefined) throw new Error('The bare node gave no result');
