@@ -140,31 +140,18 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		const hidden = jsonText(visit(parsed, true, NO_PATHS));
 		return hidden === jsonText(parsed) ? value : (hidden as string);
 	};
-	/** Whether any text in the value holds a secret; walked without copying, and without recursion. */
+	/**
+	 * Whether any text in the value holds a secret, walked without copying: first by recursion,
+	 * the fast way for what items are (a tree of modest depth); a value deeper than that, or with
+	 * more parts than any item has (shared objects met again and again, a cycle), is walked again
+	 * without recursion, each object once.
+	 */
 	const holdsSecret = (root: unknown): boolean => {
 		const matchers = matchersNow();
 		if (!matchers) return false;
 		const found = (text: string) =>
 			text.length >= matchers.shortest && text.search(matchers.text) !== -1;
-		const stack = [root];
-		const seen = new Set<object>();
-		while (stack.length > 0) {
-			const value = stack.pop();
-			if (typeof value === 'string') {
-				if (found(value)) return true;
-			} else if (isScalar(value)) {
-				if (found(String(value))) return true;
-			} else if (value !== null && typeof value === 'object' && !seen.has(value)) {
-				seen.add(value);
-				if (Array.isArray(value)) for (const inner of value) stack.push(inner);
-				else
-					for (const key of Object.keys(value)) {
-						if (found(key)) return true;
-						stack.push((value as Record<string, unknown>)[key]);
-					}
-			}
-		}
-		return false;
+		return foundByRecursion(root, found) ?? foundByStack(root, found);
 	};
 	return {
 		// A value without secrets comes back as it is, not copied: n8n stores the objects that
@@ -247,6 +234,61 @@ function hiddenAcross(texts: readonly string[], pattern: RegExp): string[] {
 		start = end;
 		return hidden;
 	});
+}
+
+type TextTest = (text: string) => boolean;
+
+/** What holdsSecret walks by recursion at most: deeper or larger values take the stack. */
+const RECURSION_DEPTH = 200;
+const RECURSION_PARTS = 200_000;
+
+/** Whether a text of the value passes the test; undefined when the value is too deep or too large to tell this way. */
+function foundByRecursion(root: unknown, found: TextTest): boolean | undefined {
+	let parts = 0;
+	const walk = (value: unknown, depth: number): boolean | undefined => {
+		if (typeof value === 'string') return found(value);
+		if (isScalar(value)) return found(String(value));
+		if (value === null || typeof value !== 'object') return false;
+		if (depth > RECURSION_DEPTH || ++parts > RECURSION_PARTS) return undefined;
+		if (Array.isArray(value)) {
+			for (const inner of value) {
+				const verdict = walk(inner, depth + 1);
+				if (verdict !== false) return verdict;
+			}
+			return false;
+		}
+		// for…in reads keys without making an array of them: the larger part of the walk's cost.
+		for (const key in value) {
+			if (found(key)) return true;
+			const verdict = walk((value as Record<string, unknown>)[key], depth + 1);
+			if (verdict !== false) return verdict;
+		}
+		return false;
+	};
+	return walk(root, 0);
+}
+
+/** Whether a text of the value passes the test, each object walked once, without recursion: any depth, any sharing. */
+function foundByStack(root: unknown, found: TextTest): boolean {
+	const stack = [root];
+	const seen = new Set<object>();
+	while (stack.length > 0) {
+		const value = stack.pop();
+		if (typeof value === 'string') {
+			if (found(value)) return true;
+		} else if (isScalar(value)) {
+			if (found(String(value))) return true;
+		} else if (value !== null && typeof value === 'object' && !seen.has(value)) {
+			seen.add(value);
+			if (Array.isArray(value)) for (const inner of value) stack.push(inner);
+			else
+				for (const key of Object.keys(value)) {
+					if (found(key)) return true;
+					stack.push((value as Record<string, unknown>)[key]);
+				}
+		}
+	}
+	return false;
 }
 
 /** Numbers, booleans and bigints: values whose text can be a secret too. */

@@ -401,4 +401,25 @@ describe('redaction of shared and cyclic objects', () => {
 		expect(redacted.shared).toEqual({ note: '[redacted]' });
 		expect(shared.note).toBe('cyclic-secret-1');
 	});
+
+	it('searches a value whose objects are shared over and over, or in a cycle, each object once', () => {
+		const redactor = createRedactor({ secrets: ['shared-secret-1'] });
+		// 2^60 paths lead to the bottom: walking each path would never end.
+		const layered = (bottom: unknown) => {
+			let layer: unknown = bottom;
+			for (let depth = 0; depth < 60; depth++) layer = { left: layer, right: layer };
+			return layer;
+		};
+		const clean = layered({ note: 'nothing here' });
+		expect(redactor.values(clean)).toBe(clean);
+		const holding = layered({ note: 'the shared-secret-1' }) as Record<string, unknown>;
+		expect(redactor.values(holding)).not.toBe(holding);
+		const cycle: Record<string, unknown> = { note: 'nothing here' };
+		cycle.self = cycle;
+		expect(redactor.values(cycle)).toBe(cycle);
+		cycle.more = { deeper: { note: 'the shared-secret-1' } };
+		expect((redactor.values(cycle) as { more: unknown }).more).toEqual({
+			deeper: { note: 'the [redacted]' },
+		});
+	});
 });
