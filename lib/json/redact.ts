@@ -70,10 +70,51 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	};
 
 	/**
-	 * Walks without recursion: any depth JSON.parse accepts. An object met twice (shared, or in a
-	 * cycle, as error details can be) gets the one copy, so the walk ends and keeps the shape.
+	 * The redacted copy. An object met twice (shared, or in a cycle, as error details can be) gets
+	 * the one copy, so the walk ends and keeps the shape. By recursion, the fast way, for what
+	 * items and entries are; a value deeper or larger than that is walked again without recursion.
 	 */
 	const visit = (root: unknown, byKey: boolean, rootPaths: Paths): unknown => {
+		try {
+			return visitByRecursion(root, byKey, rootPaths);
+		} catch (error) {
+			if (error !== TOO_LARGE_TO_RECURSE) throw error;
+			return visitByStack(root, byKey, rootPaths);
+		}
+	};
+	const visitByRecursion = (root: unknown, byKey: boolean, rootPaths: Paths): unknown => {
+		const text = textNow();
+		const copies = new Map<object, unknown>();
+		let parts = 0;
+		const copy = (value: unknown, pathsHere: Paths, depth: number): unknown => {
+			if (pathsHere.length > 0 && pathsHere.some((path) => path.length === 0)) return REDACTED;
+			if (typeof value === 'string') return text(byKey ? withKeysHiddenInJsonText(value) : value);
+			if (isScalar(value)) return text(String(value)) === String(value) ? value : REDACTED;
+			if (value === null || typeof value !== 'object') return value;
+			if (pathsHere.length === 0 && copies.has(value)) return copies.get(value);
+			if (depth > RECURSION_DEPTH || ++parts > RECURSION_PARTS) throw TOO_LARGE_TO_RECURSE;
+			const container: Frame['target'] = Array.isArray(value) ? new Array(value.length) : {};
+			if (pathsHere.length === 0) copies.set(value, container);
+			const keys = Array.isArray(value) ? undefined : Object.keys(value);
+			const count = keys ? keys.length : (value as unknown[]).length;
+			for (let index = 0; index < count; index++) {
+				const innerKey = keys ? keys[index] : String(index);
+				const inner = (value as Record<string, unknown>)[innerKey];
+				const childKey = keys ? text(innerKey) : index;
+				setOwn(
+					container,
+					childKey,
+					byKey && typeof inner === 'string' && secretKey(innerKey)
+						? REDACTED
+						: copy(inner, deeperPaths(pathsHere, innerKey), depth + 1),
+				);
+			}
+			return container;
+		};
+		return copy(root, rootPaths, 0);
+	};
+	/** Walks without recursion: any depth JSON.parse accepts. */
+	const visitByStack = (root: unknown, byKey: boolean, rootPaths: Paths): unknown => {
 		const text = textNow();
 		const holder: unknown[] = [];
 		const stack: Frame[] = [{ value: root, paths: rootPaths, target: holder, key: 0 }];
@@ -114,13 +155,12 @@ export function createRedactor(rules: RedactionRules): Redactor {
 						setOwn(container, childKey, REDACTED);
 						continue;
 					}
-					const deeper =
-						pathsHere.length === 0
-							? NO_PATHS
-							: pathsHere
-									.filter((path) => path[0] === '*' || path[0] === innerKey)
-									.map((path) => path.slice(1));
-					stack.push({ value: inner, paths: deeper, target: container, key: childKey });
+					stack.push({
+						value: inner,
+						paths: deeperPaths(pathsHere, innerKey),
+						target: container,
+						key: childKey,
+					});
 				}
 			}
 			setOwn(target, key, visited);
@@ -238,7 +278,16 @@ function hiddenAcross(texts: readonly string[], pattern: RegExp): string[] {
 
 type TextTest = (text: string) => boolean;
 
-/** What holdsSecret walks by recursion at most: deeper or larger values take the stack. */
+/** The paths that go on under this key. */
+function deeperPaths(paths: Paths, key: string): Paths {
+	if (paths.length === 0) return NO_PATHS;
+	return paths.filter((path) => path[0] === '*' || path[0] === key).map((path) => path.slice(1));
+}
+
+/** Thrown by a walk by recursion that meets a value too deep or too large for it. */
+const TOO_LARGE_TO_RECURSE = Symbol('too large to recurse');
+
+/** What the walks by recursion take at most: deeper or larger values take the stack. */
 const RECURSION_DEPTH = 200;
 const RECURSION_PARTS = 200_000;
 
