@@ -50,6 +50,14 @@ export class EgressRefused extends Error {
 	}
 }
 
+/** A redirect whose Location is no URL: the server's answer is broken, and another attempt would get it again. */
+export class InvalidRedirect extends Error {
+	constructor(location: string) {
+		super(`The server redirected to something that is not a URL: ${location}`);
+		this.name = 'InvalidRedirect';
+	}
+}
+
 const dispatchers = new Map<string, Dispatcher>();
 const filteredDispatchers = new WeakMap<EgressFilter, Map<string, Dispatcher>>();
 
@@ -82,10 +90,29 @@ function dispatcherFor(settings: ProxySettings, target: URL, egress?: EgressFilt
 	return dispatcher;
 }
 
-/** The proxy a request to `target` goes through ('' for none, before NO_PROXY is applied). */
+/** The proxy a request to `target` goes through ('' for none: no proxy set, or NO_PROXY names its host). */
 function proxyFor(settings: ProxySettings, target: URL): string {
-	return target.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
+	const proxy = target.protocol === 'https:' ? settings.httpsProxy : settings.httpProxy;
+	return proxy !== '' && !noProxyNames(settings.noProxy, target) ? proxy : '';
 }
+
+/** Whether NO_PROXY names the target's host (or a domain above it), as undici's proxy agent reads it. */
+function noProxyNames(noProxy: string, target: URL): boolean {
+	const entries = noProxy.split(/[,\s]/).filter((entry) => entry !== '');
+	if (entries.length === 0) return false;
+	if (noProxy.trim() === '*') return true;
+	// Brackets kept around an IPv6 address, as undici keeps them.
+	const hostname = target.host.replace(/:\d*$/, '').toLowerCase();
+	const port = Number(target.port) || DEFAULT_PORTS[target.protocol] || 0;
+	return entries.some((entry) => {
+		const [, name, entryPort] = /^(.+):(\d+)$/.exec(entry) ?? [, entry, undefined];
+		if (entryPort !== undefined && Number(entryPort) !== port) return false;
+		const host = name!.replace(/^\*?\./, '').toLowerCase();
+		return hostname === host || hostname.endsWith(`.${host}`);
+	});
+}
+
+const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
 
 /** fetch's own signature, which the MCP SDK's transports also take. */
 export type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -293,7 +320,8 @@ async function following<R, I extends RedirectableRequest>(
 		await discard();
 		if (hops >= MAX_REDIRECTS)
 			throw new Error(`Redirected more than ${MAX_REDIRECTS} times: last to ${location}`);
-		const to = new URL(location, target);
+		const to = URL.parse(location, target.href);
+		if (!to) throw new InvalidRedirect(location);
 		next = redirected(next, status, to.origin !== target.origin);
 		target = to;
 	}

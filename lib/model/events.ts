@@ -2,10 +2,13 @@ import type { HttpResponse } from './http';
 
 /**
  * The data of each streamed event, as text: Server-Sent Events (`data:` lines up to a blank line;
- * OpenAI's closing `[DONE]` is a marker, not data) or newline-delimited JSON (Ollama).
+ * OpenAI's closing `[DONE]` ends the stream, whether or not the server then closes it) or
+ * newline-delimited JSON (Ollama).
  * Comments, `event:` and `id:` lines carry nothing the dialects need: every vendor repeats the
  * event type inside the data.
  */
+const DONE = Symbol('[DONE]');
+
 export async function* streamedEvents(
 	body: HttpResponse['body'],
 	framing: 'sse' | 'ndjson',
@@ -13,12 +16,12 @@ export async function* streamedEvents(
 	const decoder = new TextDecoder();
 	let buffered = '';
 	let data: string[] = [];
-	const lineEvent = (line: string): string | undefined => {
+	const lineEvent = (line: string): string | typeof DONE | undefined => {
 		if (framing === 'ndjson') return line.trim() === '' ? undefined : line;
 		if (line === '') {
 			const event = data.join('\n');
 			data = [];
-			return event === '' || event === '[DONE]' ? undefined : event;
+			return event === '[DONE]' ? DONE : event === '' ? undefined : event;
 		}
 		if (line.startsWith('data:')) data.push(line.slice(line[5] === ' ' ? 6 : 5));
 		return undefined;
@@ -32,11 +35,13 @@ export async function* streamedEvents(
 		buffered = (lines.pop() ?? '') + buffered.slice(complete.length);
 		for (const line of lines) {
 			const event = lineEvent(line);
+			if (event === DONE) return;
 			if (event !== undefined) yield event;
 		}
 	}
 	for (const line of [...(buffered + decoder.decode()).split(/\r\n|\r|\n/), '']) {
 		const event = lineEvent(line);
+		if (event === DONE) return;
 		if (event !== undefined) yield event;
 	}
 }

@@ -27,9 +27,11 @@ export function retryDelayMs(retry: number, response?: HttpResponse, now = Date.
 }
 
 function askedDelayMs(response: HttpResponse, now: number): number | undefined {
-	const ms = Number(headerOf(response, 'retry-after-ms'));
-	if (Number.isFinite(ms) && headerOf(response, 'retry-after-ms') !== undefined) return ms;
-	const after = headerOf(response, 'retry-after');
+	// A header sent empty asks for nothing (Number('') would read it as 0: retry at once).
+	const asked = (name: string) => headerOf(response, name)?.trim() || undefined;
+	const ms = Number(asked('retry-after-ms'));
+	if (Number.isFinite(ms) && asked('retry-after-ms') !== undefined) return ms;
+	const after = asked('retry-after');
 	if (after === undefined) return undefined;
 	const seconds = Number(after);
 	if (Number.isFinite(seconds)) return seconds * 1000;

@@ -1,5 +1,5 @@
 import type { Dialect, EndpointConfig } from '../dialects/types';
-import { EgressRefused } from '../http/outbound';
+import { EgressRefused, InvalidRedirect } from '../http/outbound';
 import { excerpt } from '../json/value';
 import { redact } from '../json/redact';
 import { ModelApiError } from './errors';
@@ -80,47 +80,13 @@ export async function callModel<TRequest, TResponse, TChunk>(
 		{ url: request.url, method: request.method, headers: request.headers, body: call.body },
 		secrets,
 	);
-	const { response, attempts, timer } = await send(request, dialect, endpoint, options);
-	try {
+	const { result, attempts } = await send(request, dialect, endpoint, options, (response, timer) =>
 		// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
-		if (!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')) {
-			const body = parseBody(await readText(response.body));
-			throwIfErrorBody(body, response.status, dialect, secrets);
-			if (typeof body !== 'object' || body === null) {
-				throw new ModelApiError(
-					`The model API answered with something that is not JSON: ${excerpt(redact(body, secrets))}`,
-					'invalidResponse',
-					response.status,
-				);
-			}
-			return { request: recorded, attempts, response: body as TResponse };
-		}
-		const assembler = dialect.createStreamAssembler();
-		let chunks = 0;
-		const incomplete = (how: string) =>
-			new ModelApiError(
-				`The stream ${how} after ${chunks} chunks, before the model finished its turn`,
-				'incompleteStream',
-			);
-		try {
-			for await (const data of streamedEvents(response.body, http.streamFraming)) {
-				timer.restart();
-				const event = parseBody(data);
-				throwIfErrorBody(event, response.status, dialect, secrets);
-				assembler.push(event as TChunk);
-				chunks++;
-			}
-		} catch (error) {
-			if (error instanceof ModelApiError) throw error;
-			throw timer.cause() ?? incomplete(`broke off (${(error as Error).message})`);
-		}
-		if (!assembler.finished()) throw incomplete('ended');
-		return { request: recorded, attempts, response: assembler.result(), chunks };
-	} catch (error) {
-		throw timer.cause() ?? error;
-	} finally {
-		timer.stop();
-	}
+		!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')
+			? jsonBody(response, dialect, secrets).then((body) => ({ response: body as TResponse }))
+			: streamedBody(response, dialect, secrets, timer),
+	);
+	return { request: recorded, attempts, ...result };
 }
 
 /** The model ids the endpoint lists, sorted. */
@@ -134,59 +100,141 @@ export async function listModels(
 		url: dialect.http.modelsUrl(endpoint),
 		headers: lowerCaseNames({ accept: 'application/json', ...dialect.http.headers(endpoint) }),
 	};
-	const { response, timer } = await send(request, dialect, endpoint, options);
-	try {
+	const secrets = endpointSecrets(endpoint);
+	const { result } = await send(request, dialect, endpoint, options, async (response) => {
 		const body = parseBody(await readText(response.body));
-		throwIfErrorBody(body, response.status, dialect, endpointSecrets(endpoint));
+		throwIfErrorBody(body, response.status, dialect, secrets);
 		return [...new Set(dialect.http.parseModels(body))].sort();
+	});
+	return result;
+}
+
+/** A whole JSON answer; one that is not JSON, or an error body, fails the call. */
+async function jsonBody(
+	response: HttpResponse,
+	dialect: Dialect,
+	secrets: string[],
+): Promise<object> {
+	const body = parseBody(await readText(response.body));
+	throwIfErrorBody(body, response.status, dialect, secrets);
+	if (typeof body !== 'object' || body === null) {
+		throw new ModelApiError(
+			`The model API answered with something that is not JSON: ${excerpt(redact(body, secrets))}`,
+			'invalidResponse',
+			response.status,
+		);
+	}
+	return body;
+}
+
+/**
+ * Streamed events folded by the dialect's assembler into the body a non-streamed call returns.
+ * Every piece that arrives restarts the idle timeout, the keep-alive comments some gateways send
+ * while a model thinks included. A stream lost before its first event fails as a lost connection
+ * does (and is retried); one lost later is cut short.
+ */
+async function streamedBody<TResponse, TChunk>(
+	response: HttpResponse,
+	dialect: Dialect<unknown, TResponse, TChunk>,
+	secrets: string[],
+	timer: AttemptTimer,
+): Promise<{ response: TResponse; chunks: number }> {
+	const assembler = dialect.createStreamAssembler();
+	let chunks = 0;
+	const incomplete = (how: string) =>
+		new ModelApiError(
+			`The stream ${how} after ${chunks} chunks, before the model finished its turn`,
+			'incompleteStream',
+		);
+	const pieces = restarting(response.body, () => timer.restart());
+	try {
+		for await (const data of streamedEvents(pieces, dialect.http.streamFraming)) {
+			const event = parseBody(data);
+			throwIfErrorBody(event, response.status, dialect, secrets);
+			assembler.push(event as TChunk);
+			chunks++;
+		}
 	} catch (error) {
-		throw timer.cause() ?? error;
-	} finally {
-		timer.stop();
+		// A server that finished the turn but holds the stream open has said all it will.
+		if (assembler.finished() && timer.cause()?.failure === 'timeout')
+			return { response: assembler.result(), chunks };
+		// The abort's reason (the timeout, a cancel) comes back as the error of the read.
+		const cause = timer.cause();
+		if (error instanceof ModelApiError && error !== cause) throw error;
+		if (chunks === 0) throw error;
+		// Part of the answer came: the call ends here, not retried (a new error: send retries its timer's).
+		if (cause) throw new ModelApiError(cause.message, cause.failure);
+		throw incomplete(`broke off (${(error as Error).message})`);
+	}
+	if (!assembler.finished()) throw incomplete('ended');
+	return { response: assembler.result(), chunks };
+}
+
+/** The body's pieces as they come, `onPiece` called for each. */
+async function* restarting(
+	body: HttpResponse['body'],
+	onPiece: () => void,
+): AsyncGenerator<Uint8Array | string> {
+	for await (const piece of body) {
+		onPiece();
+		yield piece;
 	}
 }
 
-/** A 2xx answer, after as many attempts as the retry policy allows; anything else becomes a ModelApiError. */
-async function send(
+/**
+ * A 2xx answer read by `read`, after as many attempts as the retry policy allows; anything else
+ * becomes a ModelApiError. An attempt fails and is retried when the connection fails or times
+ * out, before the answer or while `read` reads it; any other ModelApiError `read` throws (an
+ * error body, a stream cut short after part of the answer) ends the call.
+ */
+async function send<T>(
 	request: Omit<HttpRequest, 'signal'>,
 	dialect: Dialect,
 	endpoint: EndpointConfig,
 	options: ModelCallOptions,
-): Promise<{ response: HttpResponse; attempts: Attempt[]; timer: AttemptTimer }> {
+	read: (response: HttpResponse, timer: AttemptTimer) => Promise<T>,
+): Promise<{ result: T; attempts: Attempt[] }> {
 	const attempts: Attempt[] = [];
 	const secrets = endpointSecrets(endpoint);
 	for (let attempt = 0; ; attempt++) {
 		const started = Date.now();
 		const timer = new AttemptTimer(options, endpoint);
-		let response: HttpResponse;
+		let response: HttpResponse | undefined;
 		try {
 			response = await options.send({ ...request, signal: timer.signal });
+			attempts.push({
+				status: response.status,
+				durationMs: Date.now() - started,
+				...optional('retryAfter', headerOf(response, 'retry-after')),
+				...optional(
+					'requestId',
+					headerOf(response, 'x-request-id') ?? headerOf(response, 'request-id'),
+				),
+			});
+			if (response.status >= 200 && response.status < 300)
+				return { result: await read(response, timer), attempts };
+			const body = parseBody(await readText(response.body).catch(() => ''));
+			timer.stop();
+			if (attempt < options.maxRetries && shouldRetry(response)) {
+				await sleep(retryDelayMs(attempt + 1, response), options.signal);
+				continue;
+			}
+			throw httpError(body, response.status, dialect, secrets);
 		} catch (error) {
 			timer.stop();
-			const failure = timer.cause() ?? connectionError(error, endpoint, secrets);
-			attempts.push({ durationMs: Date.now() - started, error: failure.message });
-			const final = failure.failure === 'cancelled' || failure.failure === 'refused';
+			// The timer's own error (a timeout, a cancel) is judged below; any other ends the call.
+			if (error instanceof ModelApiError && error !== timer.cause()) throw error;
+			const failure =
+				timer.cause() ?? connectionError(error, endpoint, secrets, response !== undefined);
+			if (response === undefined)
+				attempts.push({ durationMs: Date.now() - started, error: failure.message });
+			else attempts[attempts.length - 1].error = failure.message;
+			const final = ['cancelled', 'refused', 'invalidResponse'].includes(failure.failure);
 			if (final || attempt >= options.maxRetries) throw failure;
 			await sleep(retryDelayMs(attempt + 1), options.signal);
-			continue;
+		} finally {
+			timer.stop();
 		}
-		attempts.push({
-			status: response.status,
-			durationMs: Date.now() - started,
-			...optional('retryAfter', headerOf(response, 'retry-after')),
-			...optional(
-				'requestId',
-				headerOf(response, 'x-request-id') ?? headerOf(response, 'request-id'),
-			),
-		});
-		if (response.status >= 200 && response.status < 300) return { response, attempts, timer };
-		const body = parseBody(await readText(response.body).catch(() => ''));
-		timer.stop();
-		if (attempt < options.maxRetries && shouldRetry(response)) {
-			await sleep(retryDelayMs(attempt + 1, response), options.signal);
-			continue;
-		}
-		throw httpError(body, response.status, dialect, secrets);
 	}
 }
 
@@ -213,20 +261,27 @@ function httpError(
 	return new ModelApiError(redact(message, secrets), 'http', status, redact(body, secrets));
 }
 
+/** A failure to reach the API (`whileReading`: the connection was lost while its answer was read). */
 function connectionError(
 	error: unknown,
 	endpoint: EndpointConfig,
 	secrets: string[],
+	whileReading: boolean,
 ): ModelApiError {
 	if (error instanceof EgressRefused)
 		return new ModelApiError(redact(error.message, secrets), 'refused');
+	if (error instanceof InvalidRedirect)
+		return new ModelApiError(redact(error.message, secrets), 'invalidResponse');
 	const cause = (error as Error & { cause?: Error }).cause?.message;
 	const message = `${(error as Error).message}${cause ? ` (${cause})` : ''}`;
-	return new ModelApiError(
-		redact(`Could not reach the model API at ${endpoint.baseUrl}: ${message}`, secrets),
-		'connection',
-	);
+	const what = whileReading
+		? `The connection to the model API at ${endpoint.baseUrl} failed while its answer was read`
+		: `Could not reach the model API at ${endpoint.baseUrl}`;
+	return new ModelApiError(redact(`${what}: ${message}`, secrets), 'connection');
 }
+
+/** Node's timers hold at most this (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Aborts an attempt when the caller cancels, or when the timeout passes without the answer
@@ -255,14 +310,17 @@ class AttemptTimer {
 	restart(): void {
 		clearTimeout(this.timeout);
 		if (this.reason) return;
-		this.timeout = setTimeout(() => {
-			this.abort(
-				new ModelApiError(
-					`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
-					'timeout',
-				),
-			);
-		}, this.options.timeoutMs);
+		this.timeout = setTimeout(
+			() => {
+				this.abort(
+					new ModelApiError(
+						`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
+						'timeout',
+					),
+				);
+			},
+			Math.min(this.options.timeoutMs, MAX_TIMER_MS),
+		);
 	}
 
 	stop(): void {

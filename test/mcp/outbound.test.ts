@@ -390,6 +390,23 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		expect(recorder.requests).toHaveLength(2);
 	});
 
+	it('go direct to a host NO_PROXY names under a policy that blocks the proxy, which they never reach', async () => {
+		const recorder = await startRecorder();
+		const proxy = await startRecordingProxy();
+		// The proxy's host as a connection host (no port): the recorder's URL, with its port, passes.
+		const blocksTheProxy = egressPolicy([new URL(proxy.url).hostname]).filter;
+		await withProxyEnvironment({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' }, async () => {
+			const answer = await outboundRequest({ egress: blocksTheProxy })(
+				`${recorder.url}/v1/models`,
+				{ method: 'GET', headers: {} },
+			);
+			expect(answer.status).toBe(404);
+			expect(await textOf(answer)).toBe('not here');
+		});
+		expect(proxy.passed).toEqual([]);
+		expect(recorder.requests).toHaveLength(1);
+	});
+
 	it('send HTTPS direct when only HTTP_PROXY is set, as n8n does, and check no proxy for it', async () => {
 		const proxy = await startRecordingProxy();
 		// A port nothing listens on: the request fails, after reaching no proxy.

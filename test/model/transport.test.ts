@@ -1,0 +1,236 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { DIALECTS } from '../../lib/dialects/registry';
+import { ModelApiError } from '../../lib/model/errors';
+import { outboundSend } from '../../lib/model/http';
+import { retryDelayMs } from '../../lib/model/retry';
+import { callModel, listModels, type ModelCallOptions } from '../../lib/model/transport';
+
+// The model transport against a local HTTP server that misbehaves as real ones and their proxies do.
+
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+afterAll(async () => {
+	for (const socket of sockets) socket.destroy();
+	await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A server answering with `handler`; `requests` counts what reached it. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+	const server = createServer((req, res) => {
+		served.requests++;
+		req.resume();
+		handler(req, res);
+	});
+	servers.push(server);
+	server.on('connection', (socket) => {
+		sockets.add(socket);
+		socket.on('close', () => sockets.delete(socket));
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const served = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: 0 };
+	return served;
+}
+
+const options = (more: Partial<ModelCallOptions> = {}): ModelCallOptions => ({
+	send: outboundSend(),
+	timeoutMs: 2_000,
+	maxRetries: 0,
+	...more,
+});
+
+function call(
+	url: string,
+	more: Partial<ModelCallOptions> = {},
+	{
+		dialect = 'openaiChat',
+		stream = false,
+	}: { dialect?: keyof typeof DIALECTS; stream?: boolean } = {},
+) {
+	return callModel(
+		DIALECTS[dialect],
+		{ baseUrl: url, apiKey: 'sk-transport-secret-1', headers: {} },
+		{ body: { model: 'm', messages: [] }, model: 'm', stream },
+		options(more),
+	);
+}
+
+const answer = JSON.stringify({
+	id: 'chatcmpl-1',
+	object: 'chat.completion',
+	choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }],
+});
+
+const sse = (...events: unknown[]) =>
+	events.map((event) => `data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+
+const chunk = (delta: object, finish: string | null = null) => ({
+	id: 'chatcmpl-1',
+	object: 'chat.completion.chunk',
+	choices: [{ index: 0, delta, finish_reason: finish }],
+});
+
+async function failureOf(promise: Promise<unknown>): Promise<ModelApiError> {
+	const error = await promise.then(
+		() => undefined,
+		(thrown: unknown) => thrown,
+	);
+	expect(error).toBeInstanceOf(ModelApiError);
+	return error as ModelApiError;
+}
+
+describe('a connection lost while the answer is read', () => {
+	it('is a lost connection, retried: the whole answer, a JSON answer to a stream request, the model list', async () => {
+		const cut = await serve((req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+			res.write(answer.slice(0, 20));
+			setTimeout(() => req.socket.destroy(), 20);
+		});
+		for (const made of [
+			() => call(cut.url, { maxRetries: 2 }),
+			() => call(cut.url, { maxRetries: 2 }, { stream: true }),
+			() =>
+				listModels(
+					DIALECTS.openaiChat,
+					{ baseUrl: cut.url, headers: {} },
+					options({ maxRetries: 2 }),
+				),
+		]) {
+			cut.requests = 0;
+			const failure = await failureOf(made());
+			expect(failure.failure).toBe('connection');
+			expect(failure.message).toBe(
+				`The connection to the model API at ${cut.url} failed while its answer was read: other side closed`,
+			);
+			expect(cut.requests).toBe(3);
+		}
+	});
+
+	it('before the first streamed event is retried, and the retry answers; after it, the stream is cut short', async () => {
+		let first = true;
+		const flaky = await serve((req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			if (first) {
+				first = false;
+				res.flushHeaders();
+				setTimeout(() => req.socket.destroy(), 20);
+				return;
+			}
+			res.end(sse(chunk({ content: 'hi' }), chunk({}, 'stop'), '[DONE]').join(''));
+		});
+		const exchange = await call(flaky.url, { maxRetries: 1 }, { stream: true });
+		expect(
+			exchange.attempts.map((attempt) => [attempt.status, attempt.error !== undefined]),
+		).toEqual([
+			[200, true],
+			[200, false],
+		]);
+		expect(JSON.stringify(exchange.response)).toContain('"content":"hi"');
+
+		const later = await serve((req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			res.write(sse(chunk({ content: 'hi' }))[0]);
+			setTimeout(() => req.socket.destroy(), 20);
+		});
+		const failure = await failureOf(call(later.url, { maxRetries: 2 }, { stream: true }));
+		expect(failure.failure).toBe('incompleteStream');
+		expect(failure.message).toContain('after 1 chunks');
+		expect(later.requests).toBe(1);
+	});
+});
+
+describe('the idle timeout of a stream', () => {
+	it('is kept from firing by the keep-alive comments some gateways send while the model thinks', async () => {
+		const thinking = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			const beat = setInterval(() => res.write(': PROCESSING\n\n'), 100);
+			setTimeout(() => {
+				clearInterval(beat);
+				res.end(sse(chunk({ content: 'done thinking' }), chunk({}, 'stop'), '[DONE]').join(''));
+			}, 900);
+		});
+		const exchange = await call(thinking.url, { timeoutMs: 400 }, { stream: true });
+		expect(JSON.stringify(exchange.response)).toContain('done thinking');
+	});
+
+	it('does not lose a finished answer whose server holds the stream open: after [DONE], or after the last event', async () => {
+		const holding = await serve((req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			if (req.url!.includes('/messages')) {
+				res.write(
+					sse(
+						{
+							type: 'message_start',
+							message: {
+								id: 'msg_1',
+								type: 'message',
+								role: 'assistant',
+								content: [],
+								model: 'm',
+								usage: {},
+							},
+						},
+						{ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+						{
+							type: 'content_block_delta',
+							index: 0,
+							delta: { type: 'text_delta', text: 'held open' },
+						},
+						{ type: 'content_block_stop', index: 0 },
+						{
+							type: 'message_delta',
+							delta: { stop_reason: 'end_turn' },
+							usage: { output_tokens: 2 },
+						},
+						{ type: 'message_stop' },
+					).join(''),
+				);
+				return;
+			}
+			res.write(sse(chunk({ content: 'held open' }), chunk({}, 'stop'), '[DONE]').join(''));
+		});
+		const started = Date.now();
+		const chat = await call(holding.url, { timeoutMs: 1_000 }, { stream: true });
+		expect(JSON.stringify(chat.response)).toContain('held open');
+		// [DONE] ends it at once; Anthropic's last event has no marker after it: the timeout ends the read.
+		expect(Date.now() - started).toBeLessThan(900);
+		const messages = await call(
+			holding.url,
+			{ timeoutMs: 300 },
+			{ dialect: 'anthropic', stream: true },
+		);
+		expect(JSON.stringify(messages.response)).toContain('held open');
+	});
+
+	it('holds a Timeout longer than a Node timer can (about 24.8 days) instead of firing at once', async () => {
+		const slow = await serve((_req, res) => {
+			setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), 100);
+		});
+		const exchange = await call(slow.url, { timeoutMs: 3_000_000_000, maxRetries: 2 });
+		expect(exchange.attempts).toHaveLength(1);
+		expect(JSON.stringify(exchange.response)).toContain('hello');
+	});
+});
+
+describe('a broken answer', () => {
+	it('a redirect to something that is not a URL fails the call as an invalid answer, without sending again', async () => {
+		const redirecting = await serve((_req, res) => {
+			res.writeHead(302, { location: 'http://[bad' }).end();
+		});
+		const failure = await failureOf(call(redirecting.url, { maxRetries: 2 }));
+		expect(failure.failure).toBe('invalidResponse');
+		expect(failure.message).toBe(
+			'The server redirected to something that is not a URL: http://[bad',
+		);
+		expect(redirecting.requests).toBe(1);
+	});
+
+	it('an empty Retry-After asks for nothing: the back-off is used, not an immediate retry', () => {
+		for (const headers of [{ 'retry-after': '' }, { 'retry-after-ms': ' ' }]) {
+			const delay = retryDelayMs(1, { status: 429, headers, body: [] });
+			expect(delay).toBeGreaterThanOrEqual(375);
+			expect(delay).toBeLessThanOrEqual(500);
+		}
+		expect(retryDelayMs(1, { status: 429, headers: { 'retry-after': '2' }, body: [] })).toBe(2_000);
+	});
+});
