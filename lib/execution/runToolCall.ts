@@ -88,6 +88,7 @@ export async function runToolCall(
 	try {
 		tool = await resolveTool();
 	} catch (error) {
+		if (error instanceof ReplayDriftError) throw error;
 		const { status, text } = failure(error);
 		return refuse(status, text, { status: 'unresolved', arguments: unchecked, reason: text });
 	}

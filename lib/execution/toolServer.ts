@@ -43,7 +43,7 @@ export function recordedToolServer(recording: Recording, round: number): Listing
 			if ('result' in answer) return answer.result;
 			throw new RecordedFailure(answer.failure.status as CallFailureStatus, answer.failure.text);
 		},
-		listTools: async () => recording.toolsList(round).tools,
+		listTools: async () => recording.toolsKnownAt(round),
 		stderrTail: () => '',
 	};
 }

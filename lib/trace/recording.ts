@@ -53,6 +53,20 @@ export class Recording {
 		return { server, tools: payloadOf(entry) as McpTool[] };
 	}
 
+	/**
+	 * The tools the recorded run knew at this round: its last listing up to it (the executor asks
+	 * for them, untraced, when a call names a tool the item does not carry).
+	 */
+	toolsKnownAt(round: number): McpTool[] {
+		const listings = this.entries.filter(
+			(entry) => entry.step === 'tools.list' && Number(entry.round) <= round,
+		);
+		const entry = listings.findLast((listing) => listing.node === this.node) ?? listings.at(-1);
+		if (!entry)
+			throw new ReplayDriftError('tools.list', round, 'the recording listed no tools by then');
+		return payloadOf(entry) as McpTool[];
+	}
+
 	/** The recorded answer to one call, after checking that the same tool and arguments were sent then. */
 	toolAnswer(
 		round: number,

@@ -1,5 +1,5 @@
 import type { Conversation, TraceEntry } from '../../lib/conversation/types';
-import { executePendingCalls } from '../../lib/execution/executeCalls';
+import { executePendingCalls, type ExecutionContext } from '../../lib/execution/executeCalls';
 import { recordedToolServer } from '../../lib/execution/toolServer';
 import { createRedactor } from '../../lib/json/redact';
 import { SchemaValidator } from '../../lib/schema/validator';
@@ -65,21 +65,26 @@ const calling = (args: Record<string, unknown>): Conversation => ({
 	rounds: 1,
 });
 
-const execute = (conversation: Conversation) =>
-	executePendingCalls(conversation, {
-		server: recordedToolServer(recorded, conversation.rounds ?? 0),
-		serverLabel: 'calc',
-		nodeName: 'Execute Tool Calls',
-		validator: new SchemaValidator(),
-		storeBinary: async () => 'unused',
-		options: { timeoutMs: 1_000 },
+const contextOf = (server: ReturnType<typeof recordedToolServer>): ExecutionContext => ({
+	server,
+	serverLabel: 'calc',
+	nodeName: 'Execute Tool Calls',
+	validator: new SchemaValidator(),
+	storeBinary: async () => 'unused',
+	options: { timeoutMs: 1_000 },
+	redactor: createRedactor({ secrets: [] }),
+	tracePolicy: {
+		payloads: 'full',
+		maxPayloadBytes: 1_000_000,
 		redactor: createRedactor({ secrets: [] }),
-		tracePolicy: {
-			payloads: 'full',
-			maxPayloadBytes: 1_000_000,
-			redactor: createRedactor({ secrets: [] }),
-		},
-	});
+	},
+});
+
+const execute = (conversation: Conversation) =>
+	executePendingCalls(
+		conversation,
+		contextOf(recordedToolServer(recorded, conversation.rounds ?? 0)),
+	);
 
 describe('a recorded tool server', () => {
 	it('answers each call as the recorded run did, a failure with its recorded status', async () => {
@@ -115,12 +120,38 @@ describe('a recorded tool server', () => {
 		);
 	});
 
-	it('lists the tools the recorded server listed at that point of the run', async () => {
-		await expect(recordedToolServer(recorded, 0).listTools()).resolves.toEqual([
-			{ name: 'add', inputSchema: { type: 'object' } },
-		]);
-		await expect(recordedToolServer(recorded, 3).listTools()).rejects.toThrow(
-			/round 3, step tools.list: the recording has no such step/,
-		);
+	it('lists the tools the recorded server last listed by that point of the run', async () => {
+		for (const round of [0, 3])
+			await expect(recordedToolServer(recorded, round).listTools()).resolves.toEqual([
+				{ name: 'add', inputSchema: { type: 'object' } },
+			]);
+		await expect(
+			recordedToolServer(new Recording([], 'Execute Tool Calls'), 1).listTools(),
+		).rejects.toThrow(/round 1, step tools.list: the recording listed no tools by then/);
+	});
+
+	it('answers a call of a tool the item does not carry as the recorded run did: unknown, the server not called', async () => {
+		const conversation: Conversation = {
+			...calling({}),
+			toolCalls: [{ id: 'call_1', name: 'nope', arguments: {}, rawArguments: '{}' }],
+		};
+		const { conversation: answered, statuses } = await execute(conversation);
+		expect(statuses).toEqual(['unknownTool']);
+		expect(answered.messages.at(-1)).toMatchObject({
+			content: "Unknown tool 'nope'. The server was not called.",
+		});
+	});
+
+	it('stops the run when the tools cannot be known from the recording, rather than tell the model the server is away', async () => {
+		const empty = new Recording([], 'Execute Tool Calls');
+		const conversation: Conversation = {
+			...calling({}),
+			toolCalls: [{ id: 'call_1', name: 'nope', arguments: {}, rawArguments: '{}' }],
+		};
+		const drift = await executePendingCalls(
+			conversation,
+			contextOf(recordedToolServer(empty, 1)),
+		).catch((error: unknown) => error);
+		expect(drift).toBeInstanceOf(ReplayDriftError);
 	});
 });
