@@ -28,8 +28,7 @@ export function collectToolCalls(
 				: `call_${index}`;
 		ids.add(id);
 		const name = names.fromVendor(String(call.name ?? ''));
-		const sent = call.arguments;
-		const rawArguments = typeof sent === 'string' ? sent : sent == null ? '' : JSON.stringify(sent);
+		const rawArguments = argumentsText(call.arguments);
 		const parsed = parseToolArguments(rawArguments);
 		assistantCalls.push({ id, type: 'function', function: { name, arguments: rawArguments } });
 		toolCalls.push(
@@ -39,6 +38,11 @@ export function collectToolCalls(
 		);
 	}
 	return { assistantCalls, toolCalls };
+}
+
+/** Arguments as the exact text: some servers send an object where the format has JSON text. */
+export function argumentsText(sent: unknown): string {
+	return typeof sent === 'string' ? sent : sent == null ? '' : JSON.stringify(sent);
 }
 
 /** A call's arguments as history sends them back: "" means no arguments, and servers that parse history fail on it. */

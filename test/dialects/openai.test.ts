@@ -434,6 +434,57 @@ describe('createStreamAssembler', () => {
 		]);
 	});
 
+	it('keeps a fragment with id null or "" in the call before it when the index is left out', () => {
+		const body = assemble([
+			chatChunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ id: 'a', function: { name: 'echo', arguments: '{"x"' } }] },
+					finish_reason: null,
+				},
+			]),
+			chatChunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ id: null, function: { arguments: ':1' } }] },
+					finish_reason: null,
+				},
+			]),
+			chatChunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ id: '', function: { arguments: '}' } }] },
+					finish_reason: 'tool_calls',
+				},
+			]),
+		]);
+		expect(body.choices?.[0].message?.tool_calls).toEqual([
+			{ id: 'a', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } },
+		]);
+	});
+
+	it('takes call arguments sent as a JSON object as their JSON text, as the non-streamed path does', () => {
+		const call = {
+			id: 'c',
+			type: 'function',
+			function: { name: 'echo', arguments: { text: 'hi' } },
+		};
+		const body = assemble([
+			chatChunk([
+				{ index: 0, delta: { tool_calls: [{ index: 0, ...call }] }, finish_reason: null },
+			]),
+			chatChunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+		]);
+		expect(body.choices?.[0].message?.tool_calls?.[0].function?.arguments).toBe('{"text":"hi"}');
+		const nonStreamed = chatCompletion(
+			{ content: null, tool_calls: [call as never] },
+			{ finish_reason: 'tool_calls' },
+		);
+		expect(openaiDialect.parseResponse(body, names).toolCalls).toEqual(
+			openaiDialect.parseResponse(nonStreamed, names).toolCalls,
+		);
+	});
+
 	it('ignores choices other than the first', () => {
 		const body = assemble([
 			chatChunk([

@@ -1,3 +1,4 @@
+import { argumentsText } from '../calls';
 import type { StreamAssembler } from '../types';
 import type {
 	OpenAIChunk,
@@ -30,26 +31,22 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 	let lastIndex = -1;
 
 	function addCall(fragment: OpenAIToolCallDelta): void {
-		// Servers that leave out `index` send one call at a time: a new id starts the next call.
+		// Servers that leave out `index` send one call at a time: a new id starts the next call. Later
+		// fragments may say id null or "", which names no call.
+		const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
 		let index = fragment.index;
 		if (typeof index !== 'number') {
-			const known = [...calls].find(
-				([, call]) => fragment.id !== undefined && call.id === fragment.id,
-			);
-			index = known
-				? known[0]
-				: fragment.id !== undefined || lastIndex < 0
-					? lastIndex + 1
-					: lastIndex;
+			const known = [...calls].find(([, call]) => id !== undefined && call.id === id);
+			index = known ? known[0] : id !== undefined || lastIndex < 0 ? lastIndex + 1 : lastIndex;
 		}
 		lastIndex = Math.max(lastIndex, index);
 		const call = calls.get(index) ?? { name: '', arguments: '' };
 		calls.set(index, call);
 		// id, type and name come whole on the first fragment; servers that repeat them are not doubled.
-		call.id ||= fragment.id ?? undefined;
+		call.id ||= id;
 		call.type ||= fragment.type ?? undefined;
 		call.name ||= fragment.function?.name ?? '';
-		call.arguments += fragment.function?.arguments ?? '';
+		call.arguments += argumentsText(fragment.function?.arguments);
 	}
 
 	return {

@@ -84,9 +84,9 @@ export interface OpenAICompletion {
 /** A streamed fragment of a call: `index` names the call, id, type and name come on its first fragment. */
 export interface OpenAIToolCallDelta {
 	index?: number;
-	id?: string;
+	id?: string | null;
 	type?: string;
-	function?: { name?: string; arguments?: string };
+	function?: { name?: string; arguments?: unknown };
 }
 
 /** The `data` of one Server-Sent Event (`chat.completion.chunk`). */
