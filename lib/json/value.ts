@@ -5,6 +5,11 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The entries of a list that are JSON objects, typed as the list says; a value that is no list has none. */
+export function recordsIn<T>(list: T[] | null | undefined): T[] {
+	return Array.isArray(list) ? list.filter((item) => isRecord(item)) : [];
+}
+
 /** The JSON Schema type of a value; a whole number is an integer. */
 export function jsonType(value: unknown): string {
 	if (value === null) return 'null';

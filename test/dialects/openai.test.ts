@@ -222,6 +222,16 @@ describe('parseResponse', () => {
 		});
 	});
 
+	it('reads the calls in tool_calls that are objects, and a tool_calls that is no list as none', () => {
+		const call = { id: 'c', type: 'function', function: { name: 'echo', arguments: '{}' } };
+		const parse = (toolCalls: unknown) =>
+			openaiDialect.parseResponse(chatCompletion({ tool_calls: toolCalls as never }), names);
+		expect(parse([null, call]).toolCalls).toEqual([
+			{ id: 'c', name: 'echo', arguments: {}, rawArguments: '{}' },
+		]);
+		expect(parse({}).toolCalls).toEqual([]);
+	});
+
 	it.each<[string, unknown, string]>([
 		[
 			'an OpenAI error body',
@@ -483,6 +493,28 @@ describe('createStreamAssembler', () => {
 		expect(openaiDialect.parseResponse(body, names).toolCalls).toEqual(
 			openaiDialect.parseResponse(nonStreamed, names).toolCalls,
 		);
+	});
+
+	it.each<[string, unknown]>([
+		['a JSON null chunk', null],
+		['choices that are no list', chatChunk({} as never)],
+		['a choice that is null', chatChunk([null])],
+		['a delta that is null', chatChunk([{ index: 0, delta: null, finish_reason: null }])],
+		['tool_calls that are no list', chatChunk([{ index: 0, delta: { tool_calls: {} } }])],
+		['a call fragment that is null', chatChunk([{ index: 0, delta: { tool_calls: [null] } }])],
+	])('ignores %s and keeps the rest of the stream', (_label, malformed) => {
+		const fragment = { index: 0, id: 'c', function: { name: 'echo', arguments: '{}' } };
+		const body = assemble([
+			chatChunk([{ index: 0, delta: { content: 'Hi' }, finish_reason: null }]),
+			malformed as OpenAIChunk,
+			chatChunk([{ index: 0, delta: { tool_calls: [fragment] }, finish_reason: null }]),
+			chatChunk([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]),
+		]);
+		expect(openaiDialect.parseResponse(body, names).message).toEqual({
+			role: 'assistant',
+			content: 'Hi',
+			tool_calls: [{ id: 'c', type: 'function', function: { name: 'echo', arguments: '{}' } }],
+		});
 	});
 
 	it('ignores choices other than the first', () => {

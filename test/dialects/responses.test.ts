@@ -406,6 +406,21 @@ describe('createStreamAssembler', () => {
 		});
 	});
 
+	it.each<[string, unknown]>([
+		['a JSON null event', null],
+		['an event that is a list', []],
+	])('ignores %s and keeps the rest of the stream', (_label, malformed) => {
+		const streamed = assemble([
+			created,
+			responsesEvent('response.output_item.added', { output_index: 0, item: responsesMessage() }),
+			malformed as ResponsesStreamEvent,
+			responsesEvent('response.output_text.delta', { output_index: 0, delta: 'Hi' }),
+			completed(),
+		]);
+		expect(streamed.finished()).toBe(true);
+		expect(responsesDialect.parseResponse(streamed.result(), names).message.content).toBe('Hi');
+	});
+
 	it('assembles a streamed refusal', () => {
 		const streamed = assemble([
 			responsesEvent('response.output_item.added', {

@@ -1,5 +1,5 @@
 import { collectToolCalls, textBesideCalls } from '../calls';
-import { excerpt, isRecord } from '../../json/value';
+import { excerpt, isRecord, recordsIn } from '../../json/value';
 import { rejectErrorBody } from '../errors';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { openaiFinish } from './finish';
@@ -17,7 +17,7 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		throw new Error(`The model API response has no choices[0].message: ${excerpt(body)}`);
 	const { message } = choice;
 
-	const functionCalls = (message.tool_calls ?? []).filter(
+	const functionCalls = recordsIn(message.tool_calls).filter(
 		(call) => call.type === undefined || call.type === 'function',
 	);
 	const { assistantCalls, toolCalls } = collectToolCalls(

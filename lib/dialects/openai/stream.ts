@@ -1,3 +1,4 @@
+import { isRecord, recordsIn } from '../../json/value';
 import { argumentsText } from '../calls';
 import type { StreamAssembler } from '../types';
 import type {
@@ -51,19 +52,21 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 
 	return {
 		push(chunk) {
+			// Malformed parts (a null chunk, choices or tool_calls that are no list) are skipped.
+			if (!isRecord(chunk)) return;
 			if (chunk.error !== undefined) error = chunk.error;
 			head ??=
 				chunk.id !== undefined
 					? { id: chunk.id, created: chunk.created, model: chunk.model }
 					: undefined;
 			if (chunk.usage) usage = chunk.usage;
-			for (const choice of chunk.choices ?? []) {
+			for (const choice of recordsIn(chunk.choices)) {
 				if ((choice.index ?? 0) !== 0) continue;
 				sawChoice = true;
 				const delta = choice.delta ?? {};
 				if (typeof delta.content === 'string') content = (content ?? '') + delta.content;
 				if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
-				for (const fragment of delta.tool_calls ?? []) addCall(fragment);
+				for (const fragment of recordsIn(delta.tool_calls)) addCall(fragment);
 				if (choice.finish_reason) finishReason = choice.finish_reason;
 			}
 		},

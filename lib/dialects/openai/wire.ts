@@ -108,4 +108,6 @@ export interface OpenAIChunk {
 	/** Sent on the last chunk when include_usage is asked for. */
 	usage?: Record<string, unknown> | null;
 	error?: unknown;
+	/** Keys we do not know (obfuscation, system_fingerprint) are ignored. */
+	[key: string]: unknown;
 }

@@ -67,6 +67,8 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 
 	return {
 		push(event) {
+			// A malformed event (data: null) carries nothing; the rest of the stream is read.
+			if (!isRecord(event)) return;
 			if (isRecord(event.response)) response = event.response;
 			if (END_EVENTS.has(String(event.type))) ended = true;
 			switch (event.type) {
