@@ -232,6 +232,16 @@ describe('parseResponse', () => {
 		expect(parse({}).toolCalls).toEqual([]);
 	});
 
+	it('joins the text parts of content sent as a list of parts, as Mistral reasoning models send it', () => {
+		const content = [
+			{ type: 'thinking', thinking: [{ type: 'text', text: 'The user greets.' }] },
+			{ type: 'text', text: 'Hel' },
+			{ type: 'text', text: 'lo' },
+		];
+		const turn = openaiDialect.parseResponse(chatCompletion({ content: content as never }), names);
+		expect(turn.message).toEqual({ role: 'assistant', content: 'Hello' });
+	});
+
 	it.each<[string, unknown, string]>([
 		[
 			'an OpenAI error body',
@@ -493,6 +503,23 @@ describe('createStreamAssembler', () => {
 		expect(openaiDialect.parseResponse(body, names).toolCalls).toEqual(
 			openaiDialect.parseResponse(nonStreamed, names).toolCalls,
 		);
+	});
+
+	it('joins the text parts of deltas whose content is a list of parts', () => {
+		const body = assemble([
+			chatChunk([
+				{
+					index: 0,
+					delta: { content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'Hm.' }] }] },
+					finish_reason: null,
+				},
+			]),
+			chatChunk([
+				{ index: 0, delta: { content: [{ type: 'text', text: 'Hel' }] }, finish_reason: null },
+			]),
+			chatChunk([{ index: 0, delta: { content: 'lo' }, finish_reason: 'stop' }]),
+		]);
+		expect(openaiDialect.parseResponse(body, names).message.content).toBe('Hello');
 	});
 
 	it.each<[string, unknown]>([

@@ -30,7 +30,7 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 	);
 
 	// A refusal is the model's answer in strict mode; it is kept as the text.
-	const text = typeof message.content === 'string' ? message.content : (message.refusal ?? null);
+	const text = contentText(message.content) ?? message.refusal ?? null;
 	// Streams often open with content "" before the calls; null keeps both paths alike.
 	const content = textBesideCalls(text, assistantCalls.length > 0);
 	const finishReason = choice.finish_reason ?? null;
@@ -45,4 +45,17 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		finishReason,
 		...(isRecord(body.usage) && { usage: body.usage }),
 	};
+}
+
+/**
+ * A message's text, sent as a string or as a list of parts (Mistral's reasoning models put thinking
+ * parts before the answer): the text parts joined. Null when content is neither.
+ */
+export function contentText(content: unknown): string | null {
+	if (typeof content === 'string') return content;
+	if (!Array.isArray(content)) return null;
+	return content
+		.filter(isRecord)
+		.flatMap((part) => (part.type === 'text' && typeof part.text === 'string' ? [part.text] : []))
+		.join('');
 }

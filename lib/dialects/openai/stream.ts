@@ -1,6 +1,7 @@
 import { isRecord, recordsIn } from '../../json/value';
 import { argumentsText } from '../calls';
 import type { StreamAssembler } from '../types';
+import { contentText } from './response';
 import type {
 	OpenAIChunk,
 	OpenAICompletion,
@@ -64,7 +65,8 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 				if ((choice.index ?? 0) !== 0) continue;
 				sawChoice = true;
 				const delta = choice.delta ?? {};
-				if (typeof delta.content === 'string') content = (content ?? '') + delta.content;
+				const text = contentText(delta.content);
+				if (text !== null) content = (content ?? '') + text;
 				if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
 				for (const fragment of recordsIn(delta.tool_calls)) addCall(fragment);
 				if (choice.finish_reason) finishReason = choice.finish_reason;

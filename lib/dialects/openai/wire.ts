@@ -53,9 +53,16 @@ export interface OpenAIResponseToolCall {
 	function?: { name?: unknown; arguments?: unknown };
 }
 
+/** A part of content sent as a list, as Mistral's reasoning models do: thinking parts, then text parts. */
+export interface OpenAIContentPart {
+	type?: string;
+	text?: unknown;
+	[key: string]: unknown;
+}
+
 export interface OpenAIResponseMessage {
 	role?: string;
-	content?: string | null;
+	content?: string | OpenAIContentPart[] | null;
 	/** The model's refusal in strict mode, in place of content. */
 	refusal?: string | null;
 	tool_calls?: OpenAIResponseToolCall[];
@@ -99,7 +106,7 @@ export interface OpenAIChunk {
 		index?: number;
 		delta?: {
 			role?: string;
-			content?: string | null;
+			content?: string | OpenAIContentPart[] | null;
 			refusal?: string | null;
 			tool_calls?: OpenAIToolCallDelta[];
 		};
