@@ -406,6 +406,25 @@ describe('createStreamAssembler', () => {
 		});
 	});
 
+	it('opens a new item on each output_item.added from a server that sends neither output_index nor ids', () => {
+		const streamed = assemble([
+			responsesEvent('response.output_item.added', {
+				item: { type: 'message', role: 'assistant', content: [] },
+			}),
+			responsesEvent('response.output_text.delta', { delta: 'Checking.' }),
+			responsesEvent('response.output_item.added', {
+				item: { type: 'function_call', call_id: 'c1', name: 'echo', arguments: '' },
+			}),
+			responsesEvent('response.function_call_arguments.delta', { delta: '{}' }),
+			completed(),
+		]);
+		expect(responsesDialect.parseResponse(streamed.result(), names).message).toEqual({
+			role: 'assistant',
+			content: 'Checking.',
+			tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{}' } }],
+		});
+	});
+
 	it.each<[string, unknown]>([
 		['a JSON null event', null],
 		['an event that is a list', []],

@@ -29,11 +29,19 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 	let ended = false;
 
 	// Item events name their item by output_index; the item id is the fallback for servers without it.
+	// Servers with neither send one item at a time: output_item.added opens the next, the rest are
+	// about the last one.
 	function indexOf(event: Json): number {
 		if (typeof event.output_index === 'number') return event.output_index;
 		const id = event.item_id ?? (isRecord(event.item) ? event.item.id : undefined);
+		if (typeof id !== 'string' || id === '')
+			return event.type === 'response.output_item.added' ? output.length : lastIndex();
 		const found = output.findIndex((item) => item !== undefined && item.id === id);
 		return found >= 0 ? found : output.length;
+	}
+
+	function lastIndex(): number {
+		return Math.max(output.length - 1, 0);
 	}
 
 	function itemOf(event: Json): Json | undefined {
