@@ -425,6 +425,25 @@ describe('createStreamAssembler', () => {
 		});
 	});
 
+	it('keeps the streamed arguments when output_item.done brings the item without them', () => {
+		const item = { id: 'fc_1', type: 'function_call', call_id: 'c1', name: 'echo' };
+		const streamed = assemble([
+			responsesEvent('response.output_item.added', { output_index: 0, item }),
+			responsesEvent('response.function_call_arguments.delta', {
+				output_index: 0,
+				delta: '{"text":"hi"}',
+			}),
+			responsesEvent('response.output_item.done', {
+				output_index: 0,
+				item: { ...item, status: 'completed' },
+			}),
+			completed(),
+		]);
+		expect(streamed.result().output).toEqual([
+			{ ...item, status: 'completed', arguments: '{"text":"hi"}' },
+		]);
+	});
+
 	it.each<[string, unknown]>([
 		['a JSON null event', null],
 		['an event that is a list', []],

@@ -89,8 +89,14 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 				// Added opens the item, done brings the vendor's final form of it. Copies: deltas are written
 				// into them, and the caller's events stay as they came.
 				case 'response.output_item.added':
-				case 'response.output_item.done':
 					if (isRecord(event.item)) output[indexOf(event)] = structuredClone(event.item);
+					break;
+				// A done item that leaves out a field (arguments, say) keeps what was streamed for it.
+				case 'response.output_item.done':
+					if (isRecord(event.item)) {
+						const index = indexOf(event);
+						output[index] = { ...output[index], ...structuredClone(event.item) };
+					}
 					break;
 				case 'response.content_part.added': {
 					const content = contentOf(event);
