@@ -476,6 +476,32 @@ describe('createStreamAssembler', () => {
 		);
 	});
 
+	it('appends only text to a block: a delta without its text, or with something else there, adds nothing', () => {
+		const body = assemble([
+			start(),
+			blockStart(0, { type: 'thinking', thinking: '', signature: '' }),
+			delta(0, { type: 'thinking_delta', thinking: 'Hm.' }),
+			delta(0, { type: 'thinking_delta' }),
+			delta(0, { type: 'signature_delta', signature: 'EqQB' }),
+			delta(0, { type: 'signature_delta', signature: null }),
+			blockStart(1, { type: 'text', text: '' }),
+			delta(1, { type: 'text_delta', text: 'Hi' }),
+			delta(1, { type: 'text_delta' }),
+			delta(1, { type: 'text_delta', text: 3 }),
+			blockStart(2, { type: 'tool_use', id: 'toolu_1', name: 'echo', input: {} }),
+			delta(2, { type: 'input_json_delta', partial_json: '{"text":' }),
+			delta(2, { type: 'input_json_delta' }),
+			delta(2, { type: 'input_json_delta', partial_json: { x: 1 } }),
+			delta(2, { type: 'input_json_delta', partial_json: '"hi"}' }),
+			...end('tool_use'),
+		]).result();
+		expect(body.content).toEqual([
+			{ type: 'thinking', thinking: 'Hm.', signature: 'EqQB' },
+			{ type: 'text', text: 'Hi' },
+			{ type: 'tool_use', id: 'toolu_1', name: 'echo', input: { text: 'hi' } },
+		]);
+	});
+
 	it('appends citations to their text block', () => {
 		const citation = {
 			type: 'char_location',

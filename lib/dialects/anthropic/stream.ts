@@ -40,16 +40,17 @@ export function createAnthropicStreamAssembler(): StreamAssembler<
 		if (!isRecord(block) || !isRecord(delta)) return;
 		switch (delta.type) {
 			case 'text_delta':
-				block.text = `${block.text ?? ''}${delta.text}`;
+				append(block, 'text', delta.text);
 				break;
 			case 'input_json_delta':
-				inputJson.set(index, `${inputJson.get(index) ?? ''}${delta.partial_json ?? ''}`);
+				if (typeof delta.partial_json === 'string')
+					inputJson.set(index, `${inputJson.get(index) ?? ''}${delta.partial_json}`);
 				break;
 			case 'thinking_delta':
-				block.thinking = `${block.thinking ?? ''}${delta.thinking}`;
+				append(block, 'thinking', delta.thinking);
 				break;
 			case 'signature_delta':
-				block.signature = `${block.signature ?? ''}${delta.signature}`;
+				append(block, 'signature', delta.signature);
 				break;
 			case 'citations_delta':
 				block.citations = [
@@ -113,6 +114,11 @@ export function createAnthropicStreamAssembler(): StreamAssembler<
 			} as AnthropicMessage;
 		},
 	};
+}
+
+/** A delta without its text (or with something else there) adds nothing, not "undefined". */
+function append(block: Record<string, unknown>, key: string, piece: unknown): void {
+	if (typeof piece === 'string') block[key] = `${block[key] ?? ''}${piece}`;
 }
 
 /** message_delta sends null for a count it does not report; the count from message_start stands. */
