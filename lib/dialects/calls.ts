@@ -20,12 +20,11 @@ export function collectToolCalls(
 ): { assistantCalls: AssistantToolCall[]; toolCalls: PendingToolCall[] } {
 	const assistantCalls: AssistantToolCall[] = [];
 	const toolCalls: PendingToolCall[] = [];
+	// A made-up id is none of the turn's vendor ids, later ones included, so those stay as they came.
+	const given = new Set(calls.map((call) => call.id).filter(isId));
 	const ids = new Set<string>();
 	for (const [index, call] of calls.entries()) {
-		const id =
-			typeof call.id === 'string' && call.id !== '' && !ids.has(call.id)
-				? call.id
-				: `call_${index}`;
+		const id = isId(call.id) && !ids.has(call.id) ? call.id : madeUpId(index, ids, given);
 		ids.add(id);
 		const name = names.fromVendor(String(call.name ?? ''));
 		const rawArguments = argumentsText(call.arguments);
@@ -38,6 +37,17 @@ export function collectToolCalls(
 		);
 	}
 	return { assistantCalls, toolCalls };
+}
+
+/** call_ and the call's position, with a count after it while that is taken. */
+function madeUpId(index: number, ...taken: ReadonlySet<string>[]): string {
+	let id = `call_${index}`;
+	for (let n = 2; taken.some((ids) => ids.has(id)); n++) id = `call_${index}_${n}`;
+	return id;
+}
+
+function isId(id: unknown): id is string {
+	return typeof id === 'string' && id !== '';
 }
 
 /** Arguments as the exact text: some servers send an object where the format has JSON text. */

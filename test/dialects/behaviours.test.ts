@@ -248,6 +248,21 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 			});
 		});
 
+		it("makes up ids that are none of the vendor's ids in the same turn, which stay as they came", () => {
+			const ids = (calls: { id?: string }[]) =>
+				parse(row.callsAnswer(calls.map((call) => ({ ...call, name: 'echo' })))).toolCalls.map(
+					(call) => call.id,
+				);
+			expect(ids([{ id: 'call_1' }, {}])).toEqual(['call_1', 'call_1_2']);
+			expect(ids([{ id: 'call_1' }, { id: 'call_1' }])).toEqual(['call_1', 'call_1_2']);
+			expect(ids([{}, { id: 'call_0' }])).toEqual(['call_0_2', 'call_0']);
+			expect(ids([{}, { id: 'call_0' }, { id: 'call_0_2' }])).toEqual([
+				'call_0_3',
+				'call_0',
+				'call_0_2',
+			]);
+		});
+
 		it('keeps text sent beside tool calls', () => {
 			const body = row.callsAnswer(
 				[{ id: 'c', name: 'echo', arguments: row.wireArguments({}) }],
