@@ -63,7 +63,8 @@ export function compactModelRequest(entry: TraceEntry, earlier: readonly TraceEn
 /**
  * The tools.list entry without its payload when the last earlier tools.list of the item with the
  * same listHash listed the very same JSON (the hash is of the tools offered, not of the bytes
- * listed): it names that one's round instead.
+ * listed): it names that one's round instead, and keeps the sha256 of the payload to check the
+ * rebuilt one against.
  */
 export function compactToolsList(entry: TraceEntry, earlier: readonly TraceEntry[]): TraceEntry {
 	if (entry.payload === undefined || entry.listHash === undefined) return entry;
@@ -72,8 +73,12 @@ export function compactToolsList(entry: TraceEntry, earlier: readonly TraceEntry
 	);
 	if (same?.payload === undefined || jsonText(same.payload) !== jsonText(entry.payload))
 		return entry;
-	const { payload: _listed, ...rest } = entry;
-	return { ...rest, payloadSameAsRound: same.round ?? 0 };
+	const { payload: listed, ...rest } = entry;
+	return {
+		...rest,
+		payloadSameAsRound: same.round ?? 0,
+		payloadSha256: sha256(jsonText(listed) ?? ''),
+	};
 }
 
 /** The trace so far rebuilt whole; none when it was changed on the way (by a Set node, say). */
@@ -184,11 +189,16 @@ function rebuilt<T extends TraceEntry>(entry: T, index: number, held: Held): T {
 	const { requests, listings } = held;
 	const where = placeOf(entry, index);
 	if (entry.payloadSameAsRound !== undefined) {
-		const { payloadSameAsRound: round, ...rest } = entry;
+		const { payloadSameAsRound: round, payloadSha256, ...rest } = entry;
 		const listed = listings.get(listingKey(round, entry.listHash));
 		if (listed === undefined)
 			throw new TraceRebuildError(
 				`${where} lists the same tools as the tools.list of round ${String(round)}, which the trace does not hold`,
+			);
+		// Traces written before the hash was kept have none to check.
+		if (payloadSha256 !== undefined && sha256(jsonText(listed) ?? '') !== payloadSha256)
+			throw new TraceRebuildError(
+				`${where} did not rebuild into the tools that were listed (its sha256 differs): the listing it refers to was changed`,
 			);
 		return { ...rest, payload: listed } as T;
 	}

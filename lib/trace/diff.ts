@@ -1,6 +1,7 @@
 import { canonicalJson } from '../json/canonical';
 import type { RecordedEntry } from './read';
 import {
+	OMITTED,
 	compareSteps,
 	describeFacts,
 	storyOf,
@@ -35,6 +36,8 @@ export interface TraceDiff {
 	equal: boolean;
 	firstDivergence?: Divergence;
 	rows: DiffRow[];
+	/** Rows that agree only on what their steps keep without payloads (sizes, statuses, names). */
+	withoutPayloads: number;
 }
 
 export function diffTraces(
@@ -65,9 +68,10 @@ export function diffStories(left: readonly StoryStep[], right: readonly StorySte
 		});
 	}
 	const index = rows.findIndex((row) => !row.same);
+	const withoutPayloads = rows.filter((row) => row.same && row.left?.payload === OMITTED).length;
 	return index === -1
-		? { equal: true, rows }
-		: { equal: false, firstDivergence: divergenceAt(rows, index), rows };
+		? { equal: true, rows, withoutPayloads }
+		: { equal: false, firstDivergence: divergenceAt(rows, index), rows, withoutPayloads };
 }
 
 function divergenceAt(rows: readonly DiffRow[], index: number): Divergence {

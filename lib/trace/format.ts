@@ -27,7 +27,7 @@ export function formatDiff(diff: TraceDiff): string {
 			.join('  ')
 			.trimEnd(),
 	);
-	return `${[...lines, '', summary(diff)].join('\n')}\n`;
+	return printable(`${[...lines, '', summary(diff)].join('\n')}\n`);
 }
 
 function cell(facts: StoryFacts | null): string {
@@ -38,10 +38,14 @@ function cell(facts: StoryFacts | null): string {
 
 function summary(diff: TraceDiff): string {
 	const { firstDivergence: first, rows } = diff;
-	if (!first)
-		return rows.length === 0
-			? 'Equal: neither trace has a step to compare.'
-			: `Equal: the traces agree on all ${rows.length} steps.`;
+	if (!first) {
+		if (rows.length === 0) return 'Equal: neither trace has a step to compare.';
+		const partly =
+			diff.withoutPayloads === 0
+				? ''
+				: ` (${diff.withoutPayloads} of them on their sizes, statuses and names only: their payloads were left out)`;
+		return `Equal: the traces agree on all ${rows.length} steps${partly}.`;
+	}
 	const differing = rows.filter((row) => !row.same).length;
 	// Multi-line values (tool output) keep their lines, indented under the label.
 	const full = (value: string | null) => (value ?? MISSING).replace(/\n/g, '\n         ');
@@ -56,15 +60,29 @@ function summary(diff: TraceDiff): string {
 /**
  * A story for a reader, one line per step, round by round: the tools offered, the model's choice
  * (calls with their arguments, or the answer), each call's checked arguments and its result.
- * Schema hashes are left out: they are for comparing, not reading.
+ * Schema and description hashes are left out: they are for comparing, not reading.
  */
 export function formatStory(steps: readonly StoryStep[]): string {
 	const labelWidth = Math.max(0, ...steps.map((step) => step.label.length));
 	const lines = steps.map((step) => {
 		const readable = Object.fromEntries(
-			Object.entries(step.facts).filter(([name]) => name !== 'schemas'),
+			Object.entries(step.facts).filter(([name]) => !HASHES.includes(name)),
 		);
 		return `round ${step.round}  ${step.label.padEnd(labelWidth)}  ${describeFacts(readable)}`;
 	});
-	return `${lines.join('\n')}\n`;
+	return printable(`${lines.join('\n')}\n`);
+}
+
+/** Facts that are hashes: for comparing, not reading. */
+const HASHES = ['schemas', 'descriptions'];
+
+/**
+ * The text with control characters (but line ends and tabs) and bidirectional overrides written
+ * as escapes: a tool's output must not move the cursor, clear a line, or reorder what the reader sees.
+ */
+function printable(text: string): string {
+	return text.replace(
+		/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+		(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+	);
 }

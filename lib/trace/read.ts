@@ -33,7 +33,9 @@ export function readTrace(source: unknown): RecordedEntry[] {
 	}
 }
 
-function readTraceText(text: string): RecordedEntry[] {
+function readTraceText(withMark: string): RecordedEntry[] {
+	// Editors on Windows (and PowerShell 5) save UTF-8 with a byte order mark.
+	const text = withMark.startsWith('\uFEFF') ? withMark.slice(1) : withMark;
 	if (text.trim() === '') throw new TraceReadError(`The text is empty; expected ${EXPECTED}`);
 	let documentError: Error;
 	try {

@@ -146,18 +146,20 @@ function calledNames(entry: RecordedEntry): string[] {
 
 function listedFacts(entry: RecordedEntry): StoryFacts {
 	if (entry.payload === undefined)
-		return omitted({ toolCount: entry.toolCount, listHash: entry.listHash });
+		return omitted(entry, { toolCount: entry.toolCount, listHash: entry.listHash });
 	const listed = isRecord(entry.payload) ? entry.payload.tools : entry.payload;
 	return toolFacts(
 		recordsOf(listed).map((tool) => ({
 			name: tool.name,
 			schema: { inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
+			// What a model reads of a tool, and the hints an approval rule goes by.
+			described: { title: tool.title, description: tool.description, annotations: tool.annotations },
 		})),
 	);
 }
 
 function offeredFacts(entry: RecordedEntry): StoryFacts {
-	if (entry.payload === undefined) return omitted({});
+	if (entry.payload === undefined) return omitted(entry, {});
 	const declared = isRecord(entry.payload) ? recordsOf(entry.payload.tools) : [];
 	// Gemini groups its functions in one tool; Chat Completions and Ollama wrap each in `function`.
 	const definitions = declared
@@ -169,29 +171,40 @@ function offeredFacts(entry: RecordedEntry): StoryFacts {
 		definitions.map((tool) => ({
 			name: tool.name,
 			schema: tool.parameters ?? tool.input_schema ?? tool.parametersJsonSchema,
+			described: { description: tool.description },
 		})),
 	);
 }
 
-/** Tool names and one hash of their schemas; the order they were listed in does not count. */
-function toolFacts(tools: Array<{ name: unknown; schema: unknown }>): StoryFacts {
+interface ToolFacts {
+	name: unknown;
+	schema: unknown;
+	/** What else is told of the tool (its description…), compared as one hash. */
+	described: Record<string, unknown>;
+}
+
+/** Tool names, one hash of their schemas and one of their descriptions; the order they were listed in does not count. */
+function toolFacts(tools: ToolFacts[]): StoryFacts {
 	const named = tools.filter(
-		(tool): tool is { name: string; schema: unknown } => typeof tool.name === 'string',
+		(tool): tool is ToolFacts & { name: string } => typeof tool.name === 'string',
 	);
+	const hashOf = (part: (tool: ToolFacts) => unknown) =>
+		fingerprint(Object.fromEntries(named.map((tool) => [tool.name, part(tool) ?? null])));
 	return {
 		tools:
 			named
 				.map((tool) => tool.name)
 				.sort()
 				.join(', ') || '(none)',
-		schemas: fingerprint(Object.fromEntries(named.map((tool) => [tool.name, tool.schema ?? null]))),
+		schemas: hashOf((tool) => tool.schema),
+		descriptions: hashOf((tool) => tool.described),
 	};
 }
 
 function choiceFacts(entry: RecordedEntry, index: number): StoryFacts {
 	const names = calledNames(entry);
 	if (entry.payload === undefined)
-		return omitted(names.length > 0 ? { tools: names.join(', ') } : {});
+		return omitted(entry, names.length > 0 ? { tools: names.join(', ') } : {});
 	const dialect: Dialect | undefined = DIALECTS[String(entry.dialect) as keyof typeof DIALECTS];
 	if (!dialect) {
 		const known = Object.keys(DIALECTS).join(', ');
@@ -218,7 +231,7 @@ function choiceFacts(entry: RecordedEntry, index: number): StoryFacts {
 
 function argumentFacts(entry: RecordedEntry): StoryFacts {
 	const validation = String(entry.status ?? '');
-	if (entry.payload === undefined) return omitted({ validation });
+	if (entry.payload === undefined) return omitted(entry, { validation });
 	return {
 		validation,
 		arguments: typeof entry.payload === 'string' ? entry.payload : canonicalJson(entry.payload),
@@ -228,31 +241,46 @@ function argumentFacts(entry: RecordedEntry): StoryFacts {
 function resultFacts(entry: RecordedEntry): StoryFacts {
 	const status = String(entry.status ?? '');
 	const result = entry.payload;
-	if (result === undefined) return omitted({ status });
+	if (result === undefined) return omitted(entry, { status });
 	if (!isRecord(result) || !Array.isArray(result.content)) {
 		return { status, content: typeof result === 'string' ? result : canonicalJson(result) };
 	}
-	// Text as it reads; other parts (images, audio, resources) as their JSON, which names their binary data.
-	const content = result.content.map((part) =>
-		isRecord(part) && part.type === 'text' ? String(part.text ?? '') : canonicalJson(part),
-	);
+	// One text part as it reads; several parts as the list of them (texts as strings, so that "A\nB"
+	// is not taken for "A" and "B"); other parts (images, resources) as the JSON that names their data.
+	const [only] = result.content;
+	const content =
+		result.content.length === 1 && isRecord(only) && only.type === 'text'
+			? String(only.text ?? '')
+			: canonicalJson(
+					result.content.map((part) =>
+						isRecord(part) && part.type === 'text' ? String(part.text ?? '') : part,
+					),
+				);
 	return {
 		status,
-		content: content.join('\n'),
+		content,
 		...(result.structuredContent !== undefined && {
 			structuredContent: canonicalJson(result.structuredContent),
 		}),
 	};
 }
 
-/** The facts a step without its payload still has: its metadata, and that the payload is missing. */
-function omitted(metadata: Record<string, unknown>): StoryFacts {
-	const known = Object.entries(metadata).filter(([, value]) => value !== undefined);
+/**
+ * The facts a step without its payload still has: its metadata, the payload's size, and that the
+ * payload is missing (a diff says so rather than call two such steps equal).
+ */
+function omitted(entry: RecordedEntry, metadata: Record<string, unknown>): StoryFacts {
+	const known = Object.entries({ ...metadata, bytes: entry.bytes }).filter(
+		([, value]) => value !== undefined,
+	);
 	return {
 		...Object.fromEntries(known.map(([name, value]) => [name, String(value)])),
-		payload: 'omitted',
+		payload: OMITTED,
 	};
 }
+
+/** The `payload` fact of a step whose payload was left out. */
+export const OMITTED = 'omitted';
 
 function recordsOf(value: unknown): Array<Record<string, unknown>> {
 	return Array.isArray(value) ? value.filter(isRecord) : [];

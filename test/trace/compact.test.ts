@@ -222,6 +222,15 @@ describe('compact tools.list entries', () => {
 		);
 	});
 
+	it('that name a listing changed on the way fail to read, rather than take the changed tools', () => {
+		const first = listing(0, listed);
+		const again = compactToolsList(listing(3, listed), [first]);
+		const edited = { ...first, payload: [{ ...listed[0], annotations: { readOnlyHint: true } }] };
+		expect(() => readTrace([edited, again])).toThrow(
+			'Trace entry 2 (tools.list, round 3) did not rebuild into the tools that were listed (its sha256 differs): the listing it refers to was changed',
+		);
+	});
+
 	it('that name a listing the trace does not hold fail to read', () => {
 		const again = compactToolsList(listing(3, listed), [listing(0, listed)]);
 		expect(() => readTrace([again])).toThrow(

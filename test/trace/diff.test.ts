@@ -159,4 +159,22 @@ describe('diffTraces', () => {
 			'tools offered',
 		]);
 	});
+
+	it('tells apart steps whose payloads were left out by their sizes: different arguments of another size differ', () => {
+		// As Trace Payloads "Metadata Only" writes them: the payload's size kept.
+		const metadataOnly = (trace: typeof expected) =>
+			trace.map(({ payload, ...entry }) => ({
+				...entry,
+				bytes: Buffer.byteLength(JSON.stringify(payload ?? null)),
+				payloadOmitted: 'Trace Payloads is set to Metadata Only',
+			}));
+		const other = traceOf({
+			rounds: [{ calls: [addCall({ a: 2, b: 30000 })] }, { answer: 'Five.' }],
+		});
+		const diff = diffTraces(metadataOnly(other), metadataOnly(expected));
+		expect(diff.equal).toBe(false);
+		expect(diff.firstDivergence?.what).toBe('model choice: bytes');
+		expect(diff.rows.find((row) => row.label === 'call 1 add arguments')?.same).toBe(false);
+		expect(diffTraces(metadataOnly(expected), metadataOnly(expected)).withoutPayloads).toBe(7);
+	});
 });

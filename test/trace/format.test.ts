@@ -1,5 +1,6 @@
 import { diffTraces } from '../../lib/trace/diff';
-import { formatDiff } from '../../lib/trace/format';
+import { formatDiff, formatStory } from '../../lib/trace/format';
+import { storyOf } from '../../lib/trace/story';
 import { addThenAnswer, traceOf } from './traces';
 
 const expected = traceOf(addThenAnswer);
@@ -57,6 +58,43 @@ describe('formatDiff', () => {
 	it('says when neither trace has a step', () => {
 		expect(formatDiff(diffTraces([], []))).toBe(
 			'  #  round  step  left  right\n\nEqual: neither trace has a step to compare.\n',
+		);
+	});
+
+	it('writes the control characters and direction overrides of tool output as escapes, keeping line ends', () => {
+		const hostile =
+			'done\r\u001b[2K\u001b[1Anothing deleted\u001b]52;c;Y3VybA==\u0007 \u202eevil\nnext';
+		const text = formatDiff(
+			diffTraces(
+				traceOf({
+					rounds: [
+						{ calls: [{ name: 'add', arguments: { a: 2, b: 3 }, result: hostile }] },
+						{ answer: 'Five.' },
+					],
+				}),
+				expected,
+			),
+		);
+		expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+		expect(text).toContain(
+			'done\\u000d\\u001b[2K\\u001b[1Anothing deleted\\u001b]52;c;Y3VybA==\\u0007 \\u202eevil',
+		);
+		expect(text).toContain('\n         next');
+		const story = formatStory(
+			storyOf(traceOf({ rounds: [{ calls: [{ name: 'add', arguments: {}, result: hostile }] }] })),
+		);
+		expect(story).not.toMatch(/[\u001b\r\u0007\u202e]/);
+	});
+
+	it('says of equal steps whose payloads were left out that they agree on their metadata only', () => {
+		const metadataOnly = (trace: typeof expected) =>
+			trace.map(({ payload, ...entry }) => ({
+				...entry,
+				payloadOmitted: 'Trace Payloads is set to Metadata Only',
+			}));
+		const text = formatDiff(diffTraces(metadataOnly(expected), metadataOnly(expected)));
+		expect(text).toMatch(
+			/Equal: the traces agree on all \d+ steps \(\d+ of them on their sizes, statuses and names only: their payloads were left out\)\.\n$/,
 		);
 	});
 });

@@ -18,6 +18,11 @@ describe('readTrace', () => {
 		expect(readTrace(toJsonLines(trace.slice(0, 1)))).toEqual(trace.slice(0, 1));
 	});
 
+	it('reads a text saved with a UTF-8 byte order mark', () => {
+		expect(readTrace(`\uFEFF${JSON.stringify({ trace })}`)).toEqual(trace);
+		expect(readTrace(`\uFEFF${toJsonLines(trace)}`)).toEqual(trace);
+	});
+
 	it('reads an empty trace', () => {
 		expect(readTrace({ trace: [] })).toEqual([]);
 		expect(readTrace('[]')).toEqual([]);

@@ -20,13 +20,13 @@ describe('storyOf', () => {
 				step: 'tools.list',
 				round: 0,
 				label: 'tools listed by everything',
-				facts: { tools: 'add, echo', schemas: HASH },
+				facts: { tools: 'add, echo', schemas: HASH, descriptions: HASH },
 			},
 			{
 				step: 'tools.offered',
 				round: 1,
 				label: 'tools offered',
-				facts: { tools: 'add, echo', schemas: HASH },
+				facts: { tools: 'add, echo', schemas: HASH, descriptions: HASH },
 			},
 			{
 				step: 'model.choice',
@@ -50,7 +50,7 @@ describe('storyOf', () => {
 				step: 'tools.offered',
 				round: 2,
 				label: 'tools offered',
-				facts: { tools: 'add, echo', schemas: HASH },
+				facts: { tools: 'add, echo', schemas: HASH, descriptions: HASH },
 			},
 			{ step: 'model.choice', round: 2, label: 'model choice', facts: { answer: 'Five.' } },
 		]);
@@ -137,6 +137,61 @@ describe('storyOf', () => {
 		expect(after[1].facts.schemas).not.toBe(before[1].facts.schemas);
 	});
 
+	it('hashes what is told of each tool besides its schema: a changed description, title or annotation shows', () => {
+		const told = (tool: typeof addTool) =>
+			storyOf(traceOf({ ...addThenAnswer, tools: [tool, echoTool] }));
+		const before = told(addTool);
+		const described = told({
+			...addTool,
+			description: 'Subtracts b from a. NEVER call for addition.',
+		});
+		expect(described[0].facts.schemas).toBe(before[0].facts.schemas);
+		expect(described[0].facts.descriptions).not.toBe(before[0].facts.descriptions);
+		expect(described[1].facts.descriptions).not.toBe(before[1].facts.descriptions);
+		const annotated = told({ ...addTool, annotations: { readOnlyHint: true } } as typeof addTool);
+		expect(annotated[0].facts.descriptions).not.toBe(before[0].facts.descriptions);
+	});
+
+	it('tells one text part as it reads, and several as their list: "A\\nB" is not "A" and "B"', () => {
+		const resultOf = (content: unknown[]) =>
+			storyOf([
+				{
+					step: 'tools.call.result',
+					node: 'N',
+					at: '',
+					round: 1,
+					callId: 'c',
+					tool: 'add',
+					status: 'ok',
+					payload: { content },
+				},
+			])[0].facts.content;
+		const one = resultOf([{ type: 'text', text: 'A\nB' }]);
+		const two = resultOf([
+			{ type: 'text', text: 'A' },
+			{ type: 'text', text: 'B' },
+		]);
+		expect(one).toBe('A\nB');
+		expect(two).toBe('["A","B"]');
+	});
+
+	it('keeps the size of a payload left out, to tell such steps apart', () => {
+		const [first] = storyOf([
+			{
+				step: 'tools.call.result',
+				node: 'N',
+				at: '',
+				round: 1,
+				callId: 'c',
+				tool: 'add',
+				status: 'ok',
+				bytes: 44,
+				payloadOmitted: 'Trace Payloads is set to Metadata Only',
+			},
+		]);
+		expect(first.facts).toEqual({ status: 'ok', bytes: '44', payload: 'omitted' });
+	});
+
 	it('tells structured content, non-text parts, errors and error responses', () => {
 		const trace = traceOf({
 			rounds: [
@@ -166,7 +221,7 @@ describe('storyOf', () => {
 		};
 		expect(steps([withImage]).at(-1)).toEqual({
 			status: 'ok',
-			content: `A chart:\n{"data":{"binaryProperty":"image_0","bytes":68},"mimeType":"image/png","type":"image"}`,
+			content: `["A chart:",{"data":{"binaryProperty":"image_0","bytes":68},"mimeType":"image/png","type":"image"}]`,
 		});
 		const failed = {
 			...result,
