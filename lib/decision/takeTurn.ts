@@ -56,10 +56,9 @@ export async function takeModelTurn(
 		{ node: context.nodeName, round, startedAt },
 		notStrict,
 		context,
+		// Full payloads keep of the request only what the trace does not already hold.
+		(request) => compactModelRequest(request, conversation.trace),
 	);
-	// Full payloads keep of the request only what the trace does not already hold.
-	if (context.tracePolicy.payloads === 'full')
-		trace[0] = compactModelRequest(trace[0], conversation.trace);
 	return {
 		conversation: { ...next, trace: [...next.trace, ...trace] },
 		turn: { ...turn, round, durationMs: Date.now() - startedAt },
@@ -87,6 +86,7 @@ function turnTrace(
 	timing: { node: string; round: number; startedAt: number },
 	notStrict: NotStrict[],
 	context: DecisionContext,
+	compactRequest: (request: TraceEntry) => TraceEntry,
 ): TraceEntry[] {
 	const { url, method, headers, body } = exchange.request;
 	const { dialect, tracePolicy: policy } = context;
@@ -103,6 +103,7 @@ function turnTrace(
 			body,
 			policy,
 			replayed,
+			compactRequest,
 		),
 		traceEntry(
 			'model.response',

@@ -43,7 +43,9 @@ export interface StepTiming {
 /**
  * One trace entry: redacted before it exists, its payload measured, and left out (with the
  * reason) when the policy says so or when it nests too deep to be stored. `details` are the
- * step's metadata, always kept.
+ * step's metadata, always kept. Under full payloads `compact` refers to what the trace already
+ * holds (lib/trace/compact.ts), and the payload limit applies to what is then stored; `bytes`
+ * stays the size of the whole payload.
  */
 export function traceEntry(
 	step: TraceStep,
@@ -52,6 +54,7 @@ export function traceEntry(
 	payload: unknown,
 	policy: TracePolicy,
 	replayed = false,
+	compact?: (whole: TraceEntry) => TraceEntry,
 ): TraceEntry {
 	const tooDeep = payload !== undefined && nestsDeeperThan(payload);
 	// Redacted whole, so the Redact Paths name keys of the entry: `payload.arguments.ssn`.
@@ -71,12 +74,16 @@ export function traceEntry(
 	const { payload: kept, ...metadata } = entry;
 	if (policy.payloads === 'metadata')
 		return { ...metadata, bytes, payloadOmitted: 'Trace Payloads is set to Metadata Only' };
-	if (bytes > policy.maxPayloadBytes) {
+	const whole = { ...metadata, bytes, payload: kept };
+	const stored = compact && policy.payloads === 'full' ? compact(whole) : whole;
+	const storedBytes =
+		stored.payload === kept ? bytes : Buffer.byteLength(jsonText(stored.payload) ?? '');
+	if (storedBytes > policy.maxPayloadBytes) {
 		return {
 			...metadata,
 			bytes,
 			payloadOmitted: `larger than the ${Math.round(policy.maxPayloadBytes / 1024)} KB payload limit`,
 		};
 	}
-	return { ...metadata, bytes, payload: kept };
+	return stored;
 }

@@ -48,7 +48,8 @@ export const traceOptionsProperty: INodeProperties = {
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: 256,
-			description: 'Payloads larger than this keep only their metadata, with the reason',
+			description:
+				'Payloads larger than this keep only their metadata, with the reason. A compact request counts by what it stores: what is new since the last request.',
 		},
 		{
 			displayName: 'Redact Keys',

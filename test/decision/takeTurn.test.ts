@@ -9,6 +9,7 @@ import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn
 import { openaiDialect } from '../../lib/dialects/openai';
 import type { ModelSettings } from '../../lib/dialects/types';
 import { createRedactor } from '../../lib/json/redact';
+import { readTrace } from '../../lib/trace/read';
 import { Recording, ReplayDriftError } from '../../lib/trace/recording';
 
 const addTool = {
@@ -140,6 +141,29 @@ describe('takeModelTurn', () => {
 		const verbatim = await secondRequest('verbatim');
 		expect(verbatim.entry.compacted).toBeUndefined();
 		expect(verbatim.entry.payload).toEqual(verbatim.sent);
+	});
+
+	it('holds a later request to the payload limit by what it stores: the compact form, while the whole body is larger', async () => {
+		const long = 'x'.repeat(1_500);
+		const endpoint = answering(callingAdd);
+		const context = contextWith(endpoint, {
+			tracePolicy: { ...contextWith(endpoint).tracePolicy, maxPayloadBytes: 2_500 },
+		});
+		const first = await takeModelTurn(
+			{ ...opening, messages: [{ role: 'user', content: long }] },
+			context,
+		);
+		const next: Conversation = {
+			...first.conversation,
+			toolCalls: [],
+			messages: [...first.conversation.messages.slice(0, 1), { role: 'user', content: long }],
+		};
+		const second = await takeModelTurn(next, context);
+		const request = second.conversation.trace[2];
+		expect(request.bytes).toBeGreaterThan(2_500);
+		expect(request.payloadOmitted).toBeUndefined();
+		expect(request.compacted).toEqual(['messages', 'tools']);
+		expect(readTrace(second.conversation.trace)[2].payload).toEqual(endpoint.requests[1].body);
 	});
 
 	it('drops the nulls strict mode added from calls to tools sent strict, and only those', async () => {

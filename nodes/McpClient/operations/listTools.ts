@@ -31,7 +31,7 @@ export function listTools(
 		});
 		const offered = filterTools(tools, toolFilterOf(context, itemIndex));
 		const serverLabel = serverLabelOf(context, itemIndex, name);
-		const listed = traceEntry(
+		const entry = traceEntry(
 			'tools.list',
 			{ node: context.getNode().name, round, startedAt: started, durationMs },
 			{
@@ -44,10 +44,9 @@ export function listTools(
 			offered,
 			redaction.trace,
 			servers.replayed,
+			// Full payloads keep a list once: a later listing of the same tools names the earlier one.
+			(whole) => compactToolsList(whole, conversation.trace),
 		);
-		// Full payloads keep a list once: a later listing of the same tools names the earlier one.
-		const entry =
-			redaction.trace.payloads === 'full' ? compactToolsList(listed, conversation.trace) : listed;
 		const json = {
 			...conversation,
 			tools: mergeServerTools(conversation.tools, serverLabel, offered),
