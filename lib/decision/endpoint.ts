@@ -1,3 +1,4 @@
+import type { TraceEntry } from '../conversation/types';
 import type { Dialect, EndpointConfig } from '../dialects/types';
 import { callModel, type Exchange, type ModelCallOptions } from '../model/transport';
 import type { Recording } from '../trace/recording';
@@ -8,6 +9,8 @@ export interface TurnRequest {
 	model: string;
 	stream: boolean;
 	round: number;
+	/** The conversation's trace before this turn: where a recording finds its place. */
+	trace: readonly TraceEntry[];
 }
 
 /** What answers a turn's request: the model API, or a recorded run in its place. */
@@ -36,10 +39,10 @@ export function liveModelEndpoint(
 export function recordedModelEndpoint(recording: () => Promise<Recording>): ModelEndpoint {
 	return {
 		replayed: true,
-		exchange: async ({ body, round }) => ({
+		exchange: async ({ body, round, trace }) => ({
 			request: { url: '', method: 'POST', headers: {}, body },
 			attempts: [],
-			response: (await recording()).modelResponse(round, body),
+			response: (await recording()).modelResponse({ round, trace }, body),
 		}),
 	};
 }

@@ -47,6 +47,7 @@ export async function takeModelTurn(
 		model: settings.model,
 		stream: settings.stream,
 		round,
+		trace: conversation.trace,
 	});
 	const turn = dialect.parseResponse(exchange.response, names);
 	const next = applyModelTurn(conversation, turn, strictTools(conversation, settings, notStrict));

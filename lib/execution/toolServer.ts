@@ -1,5 +1,5 @@
 import type { CallToolResult, McpTool, ToolCallOptions } from '../mcp/connection';
-import type { Recording } from '../trace/recording';
+import type { Recording, RunPlace } from '../trace/recording';
 import type { CallFailureStatus } from './failures';
 
 /** What the executor needs of a server: a live connection, or a recorded run answering in its place. */
@@ -32,18 +32,18 @@ export class RecordedFailure extends Error {
 }
 
 /**
- * The server as the recorded run saw it at `round`: its tool list and each call's answer come
+ * The server as the recorded run saw it at this place of the run: its tool list and each call's answer come
  * from the recording, and only if the call is the one recorded (else a ReplayDriftError).
  */
-export function recordedToolServer(recording: Recording, round: number): ListingToolServer {
+export function recordedToolServer(recording: Recording, place: RunPlace): ListingToolServer {
 	return {
 		replayed: true,
 		callTool: async (name, args, _options, callId) => {
-			const answer = recording.toolAnswer(round, callId, name, args);
+			const answer = recording.toolAnswer(place, callId, name, args);
 			if ('result' in answer) return answer.result;
 			throw new RecordedFailure(answer.failure.status as CallFailureStatus, answer.failure.text);
 		},
-		listTools: async () => recording.toolsKnownAt(round),
+		listTools: async () => recording.toolsKnownAt(place),
 		stderrTail: () => '',
 	};
 }

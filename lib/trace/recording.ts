@@ -20,6 +20,16 @@ export class ReplayDriftError extends Error {
 }
 
 /**
+ * Where a run is: its round, and its trace so far. A round number can come again in one trace (a
+ * workflow that counts the rounds of each new question anew): the steps this run already took
+ * from the recording at that round say which of the recorded ones is next.
+ */
+export interface RunPlace {
+	round: number;
+	trace: readonly TraceEntry[];
+}
+
+/**
  * A recorded trace that answers for the API or the server: the Tool Calling Model node replays
  * model responses, the MCP Client node answers tools/list and tools/call (dry run). Every answer
  * is given only if what the run would send now equals what was recorded.
@@ -37,15 +47,15 @@ export class Recording {
 	) {}
 
 	/** The recorded response body of this round, after checking that the request is the recorded one. */
-	modelResponse(round: number, requestBody: unknown): unknown {
-		const request = this.find('model.request', round, () => true);
-		this.expectSame('model.request', round, payloadOf(request), requestBody);
-		return payloadOf(this.find('model.response', round, () => true));
+	modelResponse(place: RunPlace, requestBody: unknown): unknown {
+		const request = this.find('model.request', place, () => true);
+		this.expectSame('model.request', place.round, payloadOf(request), requestBody);
+		return payloadOf(this.find('model.response', place, () => true));
 	}
 
 	/** The tools a server listed at this point of the recorded run, and the server as it was then. */
-	toolsList(round: number): { server: Record<string, unknown>; tools: McpTool[] } {
-		const entry = this.find('tools.list', round, () => true);
+	toolsList(place: RunPlace): { server: Record<string, unknown>; tools: McpTool[] } {
+		const entry = this.find('tools.list', place, () => true);
 		const server =
 			typeof entry.server === 'object' && entry.server !== null
 				? (entry.server as Record<string, unknown>)
@@ -57,7 +67,7 @@ export class Recording {
 	 * The tools the recorded run knew at this round: its last listing up to it (the executor asks
 	 * for them, untraced, when a call names a tool the item does not carry).
 	 */
-	toolsKnownAt(round: number): McpTool[] {
+	toolsKnownAt({ round }: RunPlace): McpTool[] {
 		const listings = this.entries.filter(
 			(entry) => entry.step === 'tools.list' && Number(entry.round) <= round,
 		);
@@ -69,11 +79,12 @@ export class Recording {
 
 	/** The recorded answer to one call, after checking that the same tool and arguments were sent then. */
 	toolAnswer(
-		round: number,
+		place: RunPlace,
 		callId: string,
 		name: string,
 		args: Record<string, unknown>,
 	): RecordedAnswer {
+		const { round } = place;
 		const sameCall = (entry: TraceEntry) => entry.callId === callId;
 		const called = this.entries.some(
 			(entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry),
@@ -85,25 +96,40 @@ export class Recording {
 				`the recording did not call the server for call ${callId} (${name}), this run does`,
 			);
 		}
-		const request = this.find('tools.call.request', round, sameCall);
+		const request = this.find('tools.call.request', place, sameCall);
 		this.expectSame('tools.call.request', round, payloadOf(request), { name, arguments: args });
-		const resultEntry = this.find('tools.call.result', round, sameCall);
+		const resultEntry = this.find('tools.call.result', place, sameCall);
 		const result = payloadOf(resultEntry) as CallToolResult | { error: string };
 		if ('error' in result)
 			return { failure: { status: String(resultEntry.status), text: String(result.error) } };
 		return { result: withoutBinaryReferences(result) };
 	}
 
+	/**
+	 * The recorded step this run takes next at its round: of those the recording has there (this
+	 * node's own first), the one after as many as the run already replayed.
+	 */
 	private find(
 		step: TraceStep,
-		round: number,
+		{ round, trace }: RunPlace,
 		matches: (entry: TraceEntry) => boolean,
 	): TraceEntry {
-		const candidates = this.entries.filter(
-			(candidate) => candidate.step === step && candidate.round === round && matches(candidate),
-		);
-		const entry = candidates.find((candidate) => candidate.node === this.node) ?? candidates[0];
+		const here = (entry: TraceEntry) =>
+			entry.step === step && entry.round === round && matches(entry);
+		const candidates = this.entries.filter(here);
+		const own = candidates.filter((candidate) => candidate.node === this.node);
+		const ours = own.length > 0;
+		const taken = trace.filter(
+			(entry) => entry.replayed === true && here(entry) && (!ours || entry.node === this.node),
+		).length;
+		const entry = (ours ? own : candidates)[taken];
 		if (entry) return entry;
+		if (candidates.length > 0)
+			throw new ReplayDriftError(
+				step,
+				round,
+				`the recording has this step ${candidates.length} time(s) at this round, and this run takes it once more`,
+			);
 		const rounds = new Set(this.entries.map((candidate) => candidate.round));
 		throw new ReplayDriftError(
 			step,

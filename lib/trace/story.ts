@@ -13,6 +13,11 @@ export type StoryFacts = Record<string, string>;
 
 export interface StoryStep {
 	step: StoryStepName;
+	/**
+	 * Which conversation of the trace the step is in, from 0: a workflow that counts the rounds of
+	 * each new question anew starts the next one where a round number comes again.
+	 */
+	conversation: number;
 	round: number;
 	/** Where the step sits in its round; the steps of two stories in the same place are compared. */
 	place: Array<number | string>;
@@ -40,13 +45,31 @@ const VENDOR_NAMES: ToolNameMap = { toVendor: (name) => name, fromVendor: (name)
  */
 export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 	const steps: StoryStep[] = [];
-	const calls = new CallPositions();
+	let calls = new CallPositions();
 	const requestedRounds = new Set<number>();
 	const listings = new Map<string, number>();
 	let requests = 0;
+	let conversation = 0;
+	let highest = -1;
+	let lastRequest = -1;
 	for (const [index, entry] of trace.entries()) {
 		// Without a recorded round, the model requests so far say which round a step belongs to.
 		const round = entry.round ?? (entry.step === 'model.request' ? requests + 1 : requests);
+		// Rounds only grow within a conversation; one that comes again starts the next conversation.
+		if (round < highest || (entry.step === 'model.request' && round <= lastRequest)) {
+			conversation++;
+			[highest, lastRequest, calls] = [-1, -1, new CallPositions()];
+			requestedRounds.clear();
+			listings.clear();
+		}
+		highest = Math.max(highest, round);
+		if (entry.step === 'model.request') lastRequest = round;
+		const push = (step: Omit<StoryStep, 'conversation'>) =>
+			steps.push({
+				...step,
+				conversation,
+				label: conversation === 0 ? step.label : `conversation ${conversation + 1}: ${step.label}`,
+			});
 		switch (entry.step) {
 			case 'tools.list': {
 				const server =
@@ -58,13 +81,13 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 				listings.set(listing, occurrence + 1);
 				const place = [requestedRounds.has(round) ? LISTED_LAST : LISTED_FIRST, server, occurrence];
 				const label = server ? `tools listed by ${server}` : 'tools listed';
-				steps.push({ step: 'tools.list', round, place, label, facts: listedFacts(entry) });
+				push({ step: 'tools.list', round, place, label, facts: listedFacts(entry) });
 				break;
 			}
 			case 'model.request':
 				requests++;
 				requestedRounds.add(round);
-				steps.push({
+				push({
 					step: 'tools.offered',
 					round,
 					place: [OFFERED],
@@ -74,7 +97,7 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 				break;
 			case 'model.response':
 				for (const id of calledIds(entry)) calls.positionOf(round, id);
-				steps.push({
+				push({
 					step: 'model.choice',
 					round,
 					place: [CHOSEN],
@@ -91,7 +114,7 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 						? (['call.arguments', 'arguments', argumentFacts(entry)] as const)
 						: (['call.result', 'result', resultFacts(entry)] as const);
 				const place = [CALLED, position, tool, step === 'call.arguments' ? 0 : 1];
-				steps.push({ step, round, place, label: `call ${position + 1} ${tool} ${part}`, facts });
+				push({ step, round, place, label: `call ${position + 1} ${tool} ${part}`, facts });
 				break;
 			}
 		}
@@ -99,11 +122,12 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 	return steps.sort(compareSteps);
 }
 
-/** Orders steps by round, then by place: negative when `a` comes first, 0 when they are compared. */
+/** Orders steps by conversation, round, then place: negative when `a` comes first, 0 when they are compared. */
 export function compareSteps(
-	a: Pick<StoryStep, 'round' | 'place'>,
-	b: Pick<StoryStep, 'round' | 'place'>,
+	a: Pick<StoryStep, 'conversation' | 'round' | 'place'>,
+	b: Pick<StoryStep, 'conversation' | 'round' | 'place'>,
 ): number {
+	if (a.conversation !== b.conversation) return a.conversation - b.conversation;
 	if (a.round !== b.round) return a.round - b.round;
 	for (let index = 0; index < Math.max(a.place.length, b.place.length); index++) {
 		const [left, right] = [a.place[index], b.place[index]];
@@ -153,7 +177,11 @@ function listedFacts(entry: RecordedEntry): StoryFacts {
 			name: tool.name,
 			schema: { inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
 			// What a model reads of a tool, and the hints an approval rule goes by.
-			described: { title: tool.title, description: tool.description, annotations: tool.annotations },
+			described: {
+				title: tool.title,
+				description: tool.description,
+				annotations: tool.annotations,
+			},
 		})),
 	);
 }

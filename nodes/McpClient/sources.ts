@@ -84,17 +84,20 @@ export function recordedServers(context: IExecuteFunctions): ServerSource {
 	const recordingOf = recordingReader(context, 'dryRun');
 	const recordingFor = ({ itemIndex, redaction }: SourceItem) =>
 		recordingOf(itemIndex, redaction.trace.redactor);
-	const roundOf = ({ conversation }: SourceItem) => conversation.rounds ?? 0;
+	const placeOf = ({ conversation }: SourceItem) => ({
+		round: conversation.rounds ?? 0,
+		trace: conversation.trace,
+	});
 	return {
 		secrets: () => [],
 		replayed: true,
 		listing: async (item) => {
-			const { server, tools } = (await recordingFor(item)).toolsList(roundOf(item));
+			const { server, tools } = (await recordingFor(item)).toolsList(placeOf(item));
 			const name = String(server.label ?? server.name);
 			return { server, tools, invalid: [], name, durationMs: 0 };
 		},
 		use: async (item, work) => {
-			const server = recordedToolServer(await recordingFor(item), roundOf(item));
+			const server = recordedToolServer(await recordingFor(item), placeOf(item));
 			return work({ ...server, name: calledServer(item.conversation) });
 		},
 	};

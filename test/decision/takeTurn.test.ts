@@ -231,4 +231,36 @@ describe('takeModelTurn', () => {
 			/^The run drifted from the recording at round 1, step model.request: messages\.0\.content/,
 		);
 	});
+
+	it('replays a trace whose round numbers start again (a new question counted from round 1) in its order', async () => {
+		const answeringWith = (content: string) => ({
+			...callingAdd,
+			choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+		});
+		const question: Conversation = {
+			...opening,
+			messages: [{ role: 'user', content: 'What time is it?' }],
+		};
+		// Recorded: the same question asked twice, the rounds counted anew, answered differently.
+		const first = await takeModelTurn(question, contextWith(answering(answeringWith('10:00'))));
+		const again = { ...question, rounds: 0, trace: first.conversation.trace };
+		const second = await takeModelTurn(again, contextWith(answering(answeringWith('11:00'))));
+		const recording = new Recording(readTrace(second.conversation.trace), 'Model');
+		const replay = contextWith(recordedModelEndpoint(async () => recording));
+
+		const replayedFirst = await takeModelTurn(question, replay);
+		expect(replayedFirst.conversation.messages.at(-1)?.content).toBe('10:00');
+		const replayedAgain = await takeModelTurn(
+			{ ...question, rounds: 0, trace: replayedFirst.conversation.trace },
+			replay,
+		);
+		expect(replayedAgain.conversation.messages.at(-1)?.content).toBe('11:00');
+		const third = await takeModelTurn(
+			{ ...question, rounds: 0, trace: replayedAgain.conversation.trace },
+			replay,
+		).catch((error: unknown) => error);
+		expect((third as Error).message).toBe(
+			'The run drifted from the recording at round 1, step model.request: the recording has this step 2 time(s) at this round, and this run takes it once more',
+		);
+	});
 });

@@ -83,7 +83,9 @@ const contextOf = (server: ReturnType<typeof recordedToolServer>): ExecutionCont
 const execute = (conversation: Conversation) =>
 	executePendingCalls(
 		conversation,
-		contextOf(recordedToolServer(recorded, conversation.rounds ?? 0)),
+		contextOf(
+			recordedToolServer(recorded, { round: conversation.rounds ?? 0, trace: conversation.trace }),
+		),
 	);
 
 describe('a recorded tool server', () => {
@@ -122,11 +124,14 @@ describe('a recorded tool server', () => {
 
 	it('lists the tools the recorded server last listed by that point of the run', async () => {
 		for (const round of [0, 3])
-			await expect(recordedToolServer(recorded, round).listTools()).resolves.toEqual([
-				{ name: 'add', inputSchema: { type: 'object' } },
-			]);
+			await expect(recordedToolServer(recorded, { round, trace: [] }).listTools()).resolves.toEqual(
+				[{ name: 'add', inputSchema: { type: 'object' } }],
+			);
 		await expect(
-			recordedToolServer(new Recording([], 'Execute Tool Calls'), 1).listTools(),
+			recordedToolServer(new Recording([], 'Execute Tool Calls'), {
+				round: 1,
+				trace: [],
+			}).listTools(),
 		).rejects.toThrow(/round 1, step tools.list: the recording listed no tools by then/);
 	});
 
@@ -150,8 +155,41 @@ describe('a recorded tool server', () => {
 		};
 		const drift = await executePendingCalls(
 			conversation,
-			contextOf(recordedToolServer(empty, 1)),
+			contextOf(recordedToolServer(empty, { round: 1, trace: [] })),
 		).catch((error: unknown) => error);
 		expect(drift).toBeInstanceOf(ReplayDriftError);
+	});
+
+	it('answers a call whose round and id come again (rounds counted anew, ids per round) with the next recorded answer', async () => {
+		const timeCall = (text: string) => [
+			step({
+				step: 'tools.call.request',
+				round: 1,
+				callId: 'call_0',
+				payload: { name: 'add', arguments: {} },
+			}),
+			step({
+				step: 'tools.call.result',
+				round: 1,
+				callId: 'call_0',
+				status: 'ok',
+				payload: { content: [{ type: 'text', text }] },
+			}),
+		];
+		const twice = new Recording([...timeCall('10:00'), ...timeCall('11:00')], 'Execute Tool Calls');
+		const asking = (trace: Conversation['trace']): Conversation => ({
+			...calling({}),
+			toolCalls: [{ id: 'call_0', name: 'add', arguments: {}, rawArguments: '{}' }],
+			trace,
+		});
+		const run = (conversation: Conversation) =>
+			executePendingCalls(
+				conversation,
+				contextOf(recordedToolServer(twice, { round: 1, trace: conversation.trace })),
+			);
+		const first = await run(asking([]));
+		expect(first.conversation.messages.at(-1)?.content).toBe('10:00');
+		const second = await run(asking(first.conversation.trace));
+		expect(second.conversation.messages.at(-1)?.content).toBe('11:00');
 	});
 });

@@ -254,3 +254,21 @@ describe('storyOf', () => {
 		);
 	});
 });
+
+describe('a trace whose round numbers start again', () => {
+	it('tells each conversation after the one before, its steps named by it', () => {
+		const once = traceOf(addThenAnswer);
+		const story = storyOf([...once, ...once]);
+		expect(story).toHaveLength(14);
+		expect(story.slice(0, 7).every((step) => step.conversation === 0)).toBe(true);
+		expect(story.slice(7).map((step) => [step.conversation, step.round, step.label])).toEqual([
+			[1, 0, 'conversation 2: tools listed by everything'],
+			[1, 1, 'conversation 2: tools offered'],
+			[1, 1, 'conversation 2: model choice'],
+			[1, 1, 'conversation 2: call 1 add arguments'],
+			[1, 1, 'conversation 2: call 1 add result'],
+			[1, 2, 'conversation 2: tools offered'],
+			[1, 2, 'conversation 2: model choice'],
+		]);
+	});
+});
