@@ -46,6 +46,8 @@ export class ToolCallTrace implements INodeType {
 			Infinity,
 			compare(this, routeDiverged),
 			redaction,
+			// A trace that cannot be compared did not agree: never out by Equal.
+			routeDiverged ? 1 : 0,
 		);
 	}
 }

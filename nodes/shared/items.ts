@@ -20,7 +20,8 @@ export interface Routed {
 /**
  * Runs every input item (not just the first), `concurrency` at a time, keeping their order and
  * pairing each result with its input. A failing item stops the node, or with "continue on fail"
- * leaves by `errorOutput` as its own json plus `error`, so nothing is lost. Every item and error
+ * leaves by `errorOutput` as its own json plus `error` (by n8n's error output when the node has
+ * one), so nothing is lost. Every item and error
  * passes the item's redaction on the way out: no secret leaves the node.
  */
 export async function processItems(
@@ -50,6 +51,17 @@ export async function processItems(
 			} catch (error) {
 				const nodeError = redactedError(asNodeError(context, error, itemIndex), redaction);
 				if (!context.continueOnFail()) throw nodeError;
+				// Continue (using error output): n8n moves an item whose json holds only `error` to the
+				// error output, its input item's json merged back in; any other json stays where it is.
+				if (context.getNode().onError === 'continueErrorOutput')
+					return {
+						output: errorOutput,
+						item: {
+							json: { error: nodeError.message },
+							binary: item.binary,
+							pairedItem: { item: itemIndex },
+						},
+					};
 				return {
 					output: errorOutput,
 					item: {
