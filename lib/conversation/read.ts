@@ -1,12 +1,17 @@
+import { isRecord } from '../json/value';
 import type { Conversation } from './types';
 
 export class ConversationError extends Error {}
 
 const LISTS = ['messages', 'tools', 'toolCalls', 'trace'] as const;
+const ROLES = ['system', 'user', 'assistant', 'tool'];
 
 /**
  * The conversation an item carries, with absent lists defaulted to empty. Other keys the user
- * added between nodes are kept. Lists of the wrong type are refused, not guessed at.
+ * added between nodes are kept. What breaks the item contract in a way a node would act on wrongly
+ * (a role no vendor shares, a message that is no object, a tool without a name) is refused, naming
+ * it, before anything is sent; `rounds` given as text (from a sheet, a Set field) is read as the
+ * number it is.
  */
 export function readConversation(json: Record<string, unknown>): Conversation {
 	const conversation: Record<string, unknown> = { ...json };
@@ -19,7 +24,71 @@ export function readConversation(json: Record<string, unknown>): Conversation {
 		}
 		conversation[list] = [...value];
 	}
+	(conversation.messages as unknown[]).forEach(checkMessage);
+	(conversation.tools as unknown[]).forEach(checkTool);
+	(conversation.toolCalls as unknown[]).forEach((call, index) => {
+		if (!isRecord(call) || typeof call.name !== 'string')
+			throw new ConversationError(
+				`Pending call ${index + 1} of the item's 'toolCalls' must be an object with the tool's name, but it is ${describeType(call)}`,
+			);
+	});
+	(conversation.trace as unknown[]).forEach((entry, index) => {
+		if (!isRecord(entry))
+			throw new ConversationError(
+				`Entry ${index + 1} of the item's 'trace' must be an object, but it is ${describeType(entry)}`,
+			);
+	});
+	if (json.rounds !== undefined) conversation.rounds = roundsOf(json.rounds);
 	return conversation as unknown as Conversation;
+}
+
+function checkMessage(message: unknown, index: number): void {
+	const at = `Message ${index + 1} of the item's 'messages'`;
+	if (!isRecord(message))
+		throw new ConversationError(`${at} must be an object, but it is ${describeType(message)}`);
+	const { role, content } = message;
+	if (typeof role !== 'string' || !ROLES.includes(role)) {
+		const hint = role === 'developer' ? ' (a developer message is a system message here)' : '';
+		throw new ConversationError(
+			`${at} has the role ${JSON.stringify(role)}; a message's role is system, user, assistant or tool${hint}`,
+		);
+	}
+	const text = typeof content === 'string' || (role === 'assistant' && content == null);
+	if (!text)
+		throw new ConversationError(
+			`${at} (${role}) has content that is ${describeType(content)}; its content must be text`,
+		);
+	if (role === 'assistant' && message.tool_calls !== undefined) {
+		const calls = message.tool_calls;
+		if (!Array.isArray(calls) || !calls.every((call) => isRecord(call) && isRecord(call.function)))
+			throw new ConversationError(
+				`${at} (assistant) has 'tool_calls' that are not a list of calls, each with its 'function'`,
+			);
+	}
+	if (role === 'tool' && (typeof message.tool_call_id !== 'string' || message.tool_call_id === ''))
+		throw new ConversationError(`${at} (tool) names no 'tool_call_id' it answers`);
+}
+
+function checkTool(tool: unknown, index: number): void {
+	const at = `Tool ${index + 1} of the item's 'tools'`;
+	if (!isRecord(tool))
+		throw new ConversationError(`${at} must be an object, but it is ${describeType(tool)}`);
+	if (typeof tool.name !== 'string' || tool.name === '')
+		throw new ConversationError(`${at} has no name`);
+	if (tool.inputSchema !== undefined && !isRecord(tool.inputSchema))
+		throw new ConversationError(
+			`${at} ('${tool.name}') has an inputSchema that is ${describeType(tool.inputSchema)}; it must be a JSON Schema object`,
+		);
+}
+
+/** The rounds taken so far: a whole number from 0, also when it comes as text ("3"). */
+function roundsOf(value: unknown): number {
+	const rounds = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+	if (typeof rounds !== 'number' || !Number.isInteger(rounds) || rounds < 0)
+		throw new ConversationError(
+			`The item's 'rounds' must be a whole number from 0, but it is ${JSON.stringify(value)}`,
+		);
+	return rounds;
 }
 
 export function describeType(value: unknown): string {

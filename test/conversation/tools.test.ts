@@ -75,4 +75,80 @@ describe('readConversation', () => {
 			"The item's 'toolCalls' must be a list, but it is an object",
 		);
 	});
+
+	const user = { role: 'user', content: 'hi' };
+	it.each([
+		[
+			'a role no vendor shares',
+			{ messages: [{ role: 'developer', content: 'Answer in French.' }, user] },
+			`Message 1 of the item's 'messages' has the role "developer"; a message's role is system, user, assistant or tool (a developer message is a system message here)`,
+		],
+		[
+			'a role written otherwise',
+			{ messages: [{ role: 'User', content: 'hi' }] },
+			`Message 1 of the item's 'messages' has the role "User"`,
+		],
+		[
+			'a message that is text',
+			{ messages: ['hi'] },
+			`Message 1 of the item's 'messages' must be an object, but it is a string`,
+		],
+		[
+			'a message that is null',
+			{ messages: [user, null] },
+			`Message 2 of the item's 'messages' must be an object, but it is null`,
+		],
+		[
+			'content that is not text',
+			{ messages: [{ role: 'user', content: { text: 'hi' } }] },
+			`Message 1 of the item's 'messages' (user) has content that is an object; its content must be text`,
+		],
+		[
+			'tool_calls that are no list',
+			{ messages: [user, { role: 'assistant', content: null, tool_calls: 'x' }] },
+			`Message 2 of the item's 'messages' (assistant) has 'tool_calls' that are not a list of calls`,
+		],
+		[
+			'a tool message answering no call',
+			{ messages: [user, { role: 'tool', content: '5' }] },
+			`Message 2 of the item's 'messages' (tool) names no 'tool_call_id' it answers`,
+		],
+		[
+			'a tool that is null',
+			{ messages: [user], tools: [null] },
+			`Tool 1 of the item's 'tools' must be an object, but it is null`,
+		],
+		[
+			'a tool without a name',
+			{ tools: [{ description: 'x' }] },
+			`Tool 1 of the item's 'tools' has no name`,
+		],
+		[
+			'a schema that is text',
+			{ tools: [{ name: 'add', inputSchema: '{}' }] },
+			`Tool 1 of the item's 'tools' ('add') has an inputSchema that is a string`,
+		],
+		[
+			'a pending call that is null',
+			{ toolCalls: [null] },
+			`Pending call 1 of the item's 'toolCalls' must be an object`,
+		],
+		[
+			'a trace entry that is null',
+			{ trace: [null] },
+			`Entry 1 of the item's 'trace' must be an object, but it is null`,
+		],
+		[
+			'rounds that are no whole number',
+			{ rounds: 'two' },
+			`The item's 'rounds' must be a whole number from 0, but it is "two"`,
+		],
+	])('refuses %s, naming it', (_case, json, message) => {
+		expect(() => readConversation(json)).toThrow(message);
+	});
+
+	it('reads rounds given as text (a sheet, a Set field) as the number', () => {
+		expect(readConversation({ rounds: '3' }).rounds).toBe(3);
+		expect(readConversation({ rounds: 0 }).rounds).toBe(0);
+	});
 });
