@@ -1,4 +1,5 @@
 import { canonicalJson, sha256 } from '../json/canonical';
+import { headerSecrets } from '../http/headerSecrets';
 import type { OAuthSession } from './oauth/session';
 import type { EgressFilter } from '../http/outbound';
 
@@ -56,12 +57,8 @@ const keys = new WeakMap<McpServerConfig, string>();
 /** The values of a configuration that must never appear in an output or a log. */
 export function secretsOf(config: McpServerConfig): string[] {
 	if (config.transport === 'stdio') return Object.values(config.env);
-	const headerSecrets = Object.entries(config.headers).flatMap(([name, value]) =>
-		// The token of "Authorization: Bearer <token>" is a secret on its own: a server may repeat it bare.
-		/^(proxy-)?authorization$/i.test(name) ? [value, value.replace(/^\S+\s+/, '')] : [value],
-	);
 	// Tokens the session holds now, renewed ones included: read it again after a call that may have renewed.
-	return [...headerSecrets, ...(config.oauth?.secrets() ?? [])];
+	return [...headerSecrets(config.headers), ...(config.oauth?.secrets() ?? [])];
 }
 
 /** A label for messages: never the headers or environment. */

@@ -1,4 +1,5 @@
 import type { Dialect, EndpointConfig } from '../dialects/types';
+import { headerSecrets } from '../http/headerSecrets';
 import { EgressRefused, InvalidRedirect } from '../http/outbound';
 import { excerpt } from '../json/value';
 import { redact } from '../json/redact';
@@ -43,9 +44,17 @@ export interface Exchange<TResponse> {
 	chunks?: number;
 }
 
-/** The values that must never appear in a trace or an error. */
+/**
+ * Keys that servers on one's own machine document for clients that insist on one (Ollama's
+ * "ollama", LM Studio's "lm-studio", llama.cpp's "sk-no-key-required"): no secret, and hiding
+ * them would rewrite every text that names the tool ("Run [redacted] pull qwen3").
+ */
+const PLACEHOLDER_KEYS = new Set(['ollama', 'lm-studio', 'sk-no-key-required']);
+
+/** The values that must never appear in an output, a trace or an error. */
 export function endpointSecrets(endpoint: EndpointConfig): string[] {
-	return [endpoint.apiKey ?? '', ...Object.values(endpoint.headers)];
+	const key = endpoint.apiKey ?? '';
+	return [PLACEHOLDER_KEYS.has(key) ? '' : key, ...headerSecrets(endpoint.headers)];
 }
 
 /**

@@ -69,8 +69,15 @@ export function endpointFromCredentials(
 	credentials: ICredentialDataDecryptedObject,
 ): EndpointConfig {
 	const text = (key: string) => String(credentials[key] ?? '').trim() || undefined;
+	const baseUrl = (text('baseUrl') ?? provider.defaultBaseUrl).replace(/\/+$/, '');
+	// The URL shows in every trace entry and error: a password in it would too (and it is not sent as basic auth).
+	const parsed = URL.parse(baseUrl);
+	if (parsed && (parsed.username !== '' || parsed.password !== ''))
+		throw new Error(
+			'The Base URL holds a user name or password, which every trace would show: give the Base URL without it, and the credential as the API Key or as a header (Authorization: Basic …)',
+		);
 	return {
-		baseUrl: (text('baseUrl') ?? provider.defaultBaseUrl).replace(/\/+$/, ''),
+		baseUrl,
 		apiKey: text('apiKey'),
 		organization: text('organization'),
 		version: text('version'),
