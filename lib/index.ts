@@ -49,7 +49,12 @@ export {
 } from './execution/toolServer';
 export { takeModelTurn, type DecisionContext, type TurnTaken } from './decision/takeTurn';
 export { applyModelTurn } from './decision/applyTurn';
-export { checkReadyForTurn, PendingCallsError, UnknownToolChoiceError } from './decision/readiness';
+export {
+	checkReadyForTurn,
+	NoToolToChooseError,
+	PendingCallsError,
+	UnknownToolChoiceError,
+} from './decision/readiness';
 export {
 	liveModelEndpoint,
 	recordedModelEndpoint,

@@ -18,11 +18,21 @@ export class UnknownToolChoiceError extends Error {
 	}
 }
 
+/** Tool Choice asks for a call, but there is no tool to call: the vendors then drop the choice and answer in text. */
+export class NoToolToChooseError extends Error {
+	constructor() {
+		super(
+			'Tool Choice is Required, but the conversation has no tools: list the tools first (MCP Client, List Tools), or set Tool Choice to Auto',
+		);
+	}
+}
+
 /** Throws when the model cannot be asked for a turn yet, before a request is built. */
 export function checkReadyForTurn(conversation: Conversation, settings: ModelSettings): void {
 	if (conversation.toolCalls.length > 0)
 		throw new PendingCallsError(conversation.toolCalls.map((call) => call.name));
 	const { toolChoice } = settings;
+	if (toolChoice === 'required' && conversation.tools.length === 0) throw new NoToolToChooseError();
 	if (
 		typeof toolChoice === 'object' &&
 		!conversation.tools.some((tool) => tool.name === toolChoice.name)

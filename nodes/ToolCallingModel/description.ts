@@ -134,6 +134,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Keep Reasoning Between Rounds',
 				name: 'keepReasoning',
 				type: 'boolean',
+				displayOptions: { show: { '/provider': ['openaiResponses'] } },
 				default: false,
 				description:
 					'Whether to ask the Responses API for reasoning items (encrypted) and send them back next round, so a reasoning model keeps its chain of thought across tool calls. Models without reasoning refuse this. Responses only.',
@@ -169,6 +170,7 @@ export const properties: INodeProperties[] = [
 				displayName: 'Max Tokens Field',
 				name: 'maxTokensField',
 				type: 'options',
+				displayOptions: { show: { '/provider': ['openaiChat'] } },
 				default: 'max_completion_tokens',
 				options: [
 					{

@@ -4,7 +4,11 @@ import {
 	type ModelEndpoint,
 	type TurnRequest,
 } from '../../lib/decision/endpoint';
-import { PendingCallsError, UnknownToolChoiceError } from '../../lib/decision/readiness';
+import {
+	NoToolToChooseError,
+	PendingCallsError,
+	UnknownToolChoiceError,
+} from '../../lib/decision/readiness';
 import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
 import { openaiDialect } from '../../lib/dialects/openai';
 import type { ModelSettings } from '../../lib/dialects/types';
@@ -207,6 +211,20 @@ describe('takeModelTurn', () => {
 		);
 		expect(error).toBeInstanceOf(UnknownToolChoiceError);
 		expect(error).toMatchObject({ toolChoice: 'subtract', tools: ['add'] });
+		expect(endpoint.requests).toHaveLength(0);
+	});
+
+	it('refuses Tool Choice Required on a conversation without tools, which vendors would answer in text', async () => {
+		const endpoint = answering(callingAdd);
+		const required = { ...settings, toolChoice: 'required' as const };
+		const error = await takeModelTurn(
+			{ ...opening, tools: [] },
+			contextWith(endpoint, { settings: required }),
+		).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(NoToolToChooseError);
+		expect((error as Error).message).toMatch(
+			/^Tool Choice is Required, but the conversation has no tools/,
+		);
 		expect(endpoint.requests).toHaveLength(0);
 	});
 

@@ -1,4 +1,5 @@
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import { ToolCallingModel } from '../../nodes/ToolCallingModel/ToolCallingModel.node';
 import { modelApiConnection, searchModels } from '../../nodes/ToolCallingModel/methods';
 import { PROVIDERS } from '../../nodes/ToolCallingModel/providers';
 import { credentialTestContext, editorContextFor } from '../support/engine';
@@ -114,4 +115,16 @@ describe('Tool Calling Model: models and credential tests for every provider', (
 			}
 		},
 	);
+});
+
+describe('Tool Calling Model: options of one provider', () => {
+	it('are offered with that provider only', () => {
+		const options = new ToolCallingModel().description.properties.find(
+			(property) => property.name === 'options',
+		)!.options as Array<{ name: string; displayOptions?: unknown }>;
+		const shownFor = (name: string) =>
+			options.find((option) => option.name === name)?.displayOptions;
+		expect(shownFor('keepReasoning')).toEqual({ show: { '/provider': ['openaiResponses'] } });
+		expect(shownFor('maxTokensField')).toEqual({ show: { '/provider': ['openaiChat'] } });
+	});
 });
