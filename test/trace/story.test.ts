@@ -12,6 +12,18 @@ const withoutPayloads = (trace: RecordedEntry[]) =>
 		payloadOmitted: 'Trace Payloads is set to Metadata Only',
 	}));
 
+/** The result of call "c" of add in round 1, with the given fields. */
+const callResult = (fields: Partial<RecordedEntry>): RecordedEntry => ({
+	step: 'tools.call.result',
+	node: 'N',
+	at: '',
+	round: 1,
+	callId: 'c',
+	tool: 'add',
+	status: 'ok',
+	...fields,
+});
+
 describe('storyOf', () => {
 	it("tells a trace round by round: tools listed and offered, the choice, each call's arguments and result", () => {
 		const story = storyOf(traceOf(addThenAnswer));
@@ -154,18 +166,7 @@ describe('storyOf', () => {
 
 	it('tells one text part as it reads, and several as their list: "A\\nB" is not "A" and "B"', () => {
 		const resultOf = (content: unknown[]) =>
-			storyOf([
-				{
-					step: 'tools.call.result',
-					node: 'N',
-					at: '',
-					round: 1,
-					callId: 'c',
-					tool: 'add',
-					status: 'ok',
-					payload: { content },
-				},
-			])[0].facts.content;
+			storyOf([callResult({ payload: { content } })])[0].facts.content;
 		const one = resultOf([{ type: 'text', text: 'A\nB' }]);
 		const two = resultOf([
 			{ type: 'text', text: 'A' },
@@ -177,17 +178,7 @@ describe('storyOf', () => {
 
 	it('keeps the size of a payload left out, to tell such steps apart', () => {
 		const [first] = storyOf([
-			{
-				step: 'tools.call.result',
-				node: 'N',
-				at: '',
-				round: 1,
-				callId: 'c',
-				tool: 'add',
-				status: 'ok',
-				bytes: 44,
-				payloadOmitted: 'Trace Payloads is set to Metadata Only',
-			},
+			callResult({ bytes: 44, payloadOmitted: 'Trace Payloads is set to Metadata Only' }),
 		]);
 		expect(first.facts).toEqual({ status: 'ok', bytes: '44', payload: 'omitted' });
 	});
