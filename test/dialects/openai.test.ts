@@ -424,15 +424,18 @@ describe('createStreamAssembler', () => {
 		expect(turn.usage).toBeUndefined();
 	});
 
+	// The first fragment of an echo call, its arguments cut: later fragments go on with them.
+	const echoOpening = chatChunk([
+		{
+			index: 0,
+			delta: { tool_calls: [{ id: 'a', function: { name: 'echo', arguments: '{"x"' } }] },
+			finish_reason: null,
+		},
+	]);
+
 	it('follows servers that leave out the fragment index or repeat the name', () => {
 		const body = assemble([
-			chatChunk([
-				{
-					index: 0,
-					delta: { tool_calls: [{ id: 'a', function: { name: 'echo', arguments: '{"x"' } }] },
-					finish_reason: null,
-				},
-			]),
+			echoOpening,
 			chatChunk([
 				{
 					index: 0,
@@ -456,13 +459,7 @@ describe('createStreamAssembler', () => {
 
 	it('keeps a fragment with id null or "" in the call before it when the index is left out', () => {
 		const body = assemble([
-			chatChunk([
-				{
-					index: 0,
-					delta: { tool_calls: [{ id: 'a', function: { name: 'echo', arguments: '{"x"' } }] },
-					finish_reason: null,
-				},
-			]),
+			echoOpening,
 			chatChunk([
 				{
 					index: 0,
