@@ -45,12 +45,15 @@ export async function connectClient(
 	if (config.mode === 'sse') {
 		return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs);
 	}
+	const started = Date.now();
 	try {
 		const transport = streamableTransport(config, requestTimeoutMs);
 		return await connectOver('streamableHttp', transport, connectTimeoutMs);
 	} catch (error) {
-		if (config.mode === 'auto' && refusesStreamableHttp(error)) {
-			return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs);
+		// The legacy transport gets what is left of the one connect timeout, not a second one.
+		const left = connectTimeoutMs - (Date.now() - started);
+		if (config.mode === 'auto' && refusesStreamableHttp(error) && left > 0) {
+			return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs, left);
 		}
 		throw error;
 	}
@@ -124,10 +127,12 @@ function refusesStreamableHttp(error: unknown): boolean {
 	return error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0);
 }
 
+/** Connects within `leftMs` (what is left of the connect timeout; all of it by default). */
 async function connectOver(
 	transportName: ConnectedClient['transportName'],
 	transport: Transport,
 	connectTimeoutMs: number,
+	leftMs = connectTimeoutMs,
 ): Promise<ConnectedClient> {
 	let protocolVersion = '';
 	const setVersion = transport.setProtocolVersion?.bind(transport);
@@ -148,10 +153,10 @@ async function connectOver(
 						`Connecting timed out after ${connectTimeoutMs} ms: the server did not complete the MCP handshake`,
 					),
 				),
-			connectTimeoutMs,
+			leftMs,
 		);
 	});
-	const connecting = client.connect(transport, { timeout: connectTimeoutMs });
+	const connecting = client.connect(transport, { timeout: leftMs });
 	connecting.catch(() => undefined);
 	try {
 		await Promise.race([connecting, deadline]);

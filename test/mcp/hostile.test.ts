@@ -377,6 +377,37 @@ describe('starting a server', () => {
 		}
 	});
 
+	it('gives up after one connect timeout in auto mode, whatever the Streamable HTTP refusal took', async () => {
+		// Streamable HTTP refused slowly (404 after 800 ms), then an SSE stream that names no endpoint.
+		const slow = createServer((request, response) => {
+			if (request.method === 'POST') {
+				setTimeout(() => response.writeHead(404).end(), 800);
+				return;
+			}
+			response.writeHead(200, { 'content-type': 'text/event-stream' });
+			response.write(': connected, and nothing more\n\n');
+		});
+		await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+		try {
+			const { port } = slow.address() as AddressInfo;
+			const config = {
+				transport: 'http' as const,
+				url: `http://127.0.0.1:${port}/mcp`,
+				headers: {},
+				mode: 'auto' as const,
+			};
+			const started = Date.now();
+			await expect(
+				newPool().use(config, async () => 'connected', { connectTimeoutMs: 1_000 }),
+			).rejects.toThrow(/timed out after 1000 ms/);
+			// Two timeouts would be 1.8 s.
+			expect(Date.now() - started).toBeLessThan(1_500);
+		} finally {
+			slow.closeAllConnections();
+			slow.close();
+		}
+	});
+
 	it('names a working directory that does not exist, not the command', async () => {
 		const config = { ...faultStdio({ name: 'nowhere' }), cwd: '/no/such/folder' };
 		await expect(McpConnection.open(config, 5_000)).rejects.toThrow(
