@@ -53,6 +53,7 @@ export {
 	checkReadyForTurn,
 	NoToolToChooseError,
 	PendingCallsError,
+	ResultWithoutCallError,
 	UnknownToolChoiceError,
 } from './decision/readiness';
 export {

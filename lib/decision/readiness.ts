@@ -27,10 +27,26 @@ export class NoToolToChooseError extends Error {
 	}
 }
 
+/** A tool message answers a call no earlier assistant message made: every vendor but Ollama refuses such a result. */
+export class ResultWithoutCallError extends Error {
+	constructor(position: number, callId: string) {
+		super(
+			`Message ${position} (tool) answers the call '${callId}', which no assistant message before it made: the vendors refuse a result without its call. Keep the assistant message with the call, or remove the result as well (a history cut short, say)`,
+		);
+	}
+}
+
 /** Throws when the model cannot be asked for a turn yet, before a request is built. */
 export function checkReadyForTurn(conversation: Conversation, settings: ModelSettings): void {
 	if (conversation.toolCalls.length > 0)
 		throw new PendingCallsError(conversation.toolCalls.map((call) => call.name));
+	const made = new Set<string>();
+	conversation.messages.forEach((message, index) => {
+		if (message.role === 'assistant')
+			for (const call of message.tool_calls ?? []) made.add(call.id);
+		if (message.role === 'tool' && !made.has(message.tool_call_id))
+			throw new ResultWithoutCallError(index + 1, message.tool_call_id);
+	});
 	const { toolChoice } = settings;
 	if (toolChoice === 'required' && conversation.tools.length === 0) throw new NoToolToChooseError();
 	if (

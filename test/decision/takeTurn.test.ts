@@ -7,6 +7,7 @@ import {
 import {
 	NoToolToChooseError,
 	PendingCallsError,
+	ResultWithoutCallError,
 	UnknownToolChoiceError,
 } from '../../lib/decision/readiness';
 import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
@@ -224,6 +225,23 @@ describe('takeModelTurn', () => {
 		expect(error).toBeInstanceOf(NoToolToChooseError);
 		expect((error as Error).message).toMatch(
 			/^Tool Choice is Required, but the conversation has no tools/,
+		);
+		expect(endpoint.requests).toHaveLength(0);
+	});
+
+	it('refuses a result whose call no earlier message made (a history cut short), naming it', async () => {
+		const endpoint = answering(callingAdd);
+		const cut: Conversation = {
+			...opening,
+			messages: [
+				{ role: 'tool', tool_call_id: 'c1', content: '5' },
+				{ role: 'user', content: 'go on' },
+			],
+		};
+		const error = await takeModelTurn(cut, contextWith(endpoint)).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(ResultWithoutCallError);
+		expect((error as Error).message).toMatch(
+			/^Message 1 \(tool\) answers the call 'c1', which no assistant message before it made/,
 		);
 		expect(endpoint.requests).toHaveLength(0);
 	});

@@ -229,6 +229,81 @@ describe('buildRequest', () => {
 	});
 });
 
+describe('buildRequest: the order of turns Gemini accepts', () => {
+	const search = { ...echo, name: 'search' };
+	const callTurn: AssistantMessage = {
+		role: 'assistant',
+		content: null,
+		tool_calls: [
+			{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } },
+			{ id: 'c2', type: 'function', function: { name: 'search', arguments: '{}' } },
+		],
+	};
+	const result = (id: string) => ({ role: 'tool' as const, tool_call_id: id, content: id });
+	/** Each turn as its role and the kinds of its parts. */
+	const shapeOf = (messages: Conversation['messages']) =>
+		(
+			build({ tools: [search], messages }).body.contents as Array<{
+				role: string;
+				parts: GeminiPart[];
+			}>
+		).map(
+			({ role, parts }) =>
+				`${role}: ${parts.map((part) => (part.functionCall ? 'call' : part.functionResponse ? 'result' : part.text)).join(', ')}`,
+		);
+
+	it('puts the results of a turn of calls right after it, and user text written among them after that', () => {
+		const shape = ['user: find it', 'model: call, call', 'user: result, result', 'user: be quick'];
+		expect(
+			shapeOf([
+				{ role: 'user', content: 'find it' },
+				callTurn,
+				{ role: 'user', content: 'be quick' },
+				result('c1'),
+				result('c2'),
+			]),
+		).toEqual(shape);
+		expect(
+			shapeOf([
+				{ role: 'user', content: 'find it' },
+				callTurn,
+				result('c1'),
+				{ role: 'user', content: 'be quick' },
+				result('c2'),
+			]),
+		).toEqual(shape);
+	});
+
+	it('merges assistant turns one after another, so a turn of calls follows a user turn', () => {
+		expect(
+			shapeOf([
+				{ role: 'user', content: 'find it' },
+				{ role: 'assistant', content: 'Let me look.' },
+				callTurn,
+				result('c1'),
+				result('c2'),
+			]),
+		).toEqual(['user: find it', 'model: Let me look., call, call', 'user: result, result']);
+	});
+
+	it('leaves out blank system and user text, which Gemini refuses as an empty text part', () => {
+		const { body } = build({
+			tools: [],
+			messages: [
+				{ role: 'system', content: '' },
+				{ role: 'user', content: 'hi' },
+				{ role: 'assistant', content: 'hello' },
+				{ role: 'user', content: ' ' },
+			],
+		});
+		expect(body.systemInstruction).toBeUndefined();
+		expect(body.contents).toEqual([
+			{ role: 'user', parts: [{ text: 'hi' }] },
+			{ role: 'model', parts: [{ text: 'hello' }] },
+		]);
+	});
+});
+
 describe('parseResponse', () => {
 	const names = geminiToolNames(['weather.get', 'a/b']);
 

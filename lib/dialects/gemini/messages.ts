@@ -29,9 +29,11 @@ interface AnsweredCall {
 }
 
 /**
- * Our messages as Gemini contents: system text to systemInstruction, assistant turns as model turns
- * (their own parts echoed when Gemini wrote them), and each run of tool results as ONE user turn of
- * functionResponse parts, the form Gemini expects after a turn of function calls.
+ * Our messages as Gemini contents, in the order Gemini accepts: system text to systemInstruction;
+ * assistant turns as model turns (their own parts echoed when Gemini wrote them), one after another
+ * merged into one, as a turn of calls must follow a user turn or a turn of results; the results of
+ * a turn of calls as ONE user turn of functionResponse parts right after it, and user text written
+ * among them after that turn. Blank text is left out: Gemini refuses an empty text part.
  */
 export function toGeminiContents(
 	messages: readonly Message[],
@@ -41,24 +43,46 @@ export function toGeminiContents(
 	const system: GeminiPart[] = [];
 	const contents: GeminiContent[] = [];
 	const calls = new Map<string, AnsweredCall>();
-	let previous: Message['role'] | undefined;
+	// The turn of results a turn of calls opened, and the user text that came among them.
+	let answering: { results: GeminiPart[]; later: GeminiPart[] } | undefined;
+	const results = new WeakSet<GeminiContent>();
+	const add = (role: 'user' | 'model', parts: GeminiPart[]) => {
+		const last = contents.at(-1);
+		if (last?.role === role && !results.has(last)) last.parts.push(...parts);
+		else contents.push({ role, parts });
+	};
+	const closeAnswering = () => {
+		if (!answering) return;
+		if (answering.results.length > 0) {
+			const turn: GeminiContent = { role: 'user', parts: answering.results };
+			results.add(turn);
+			contents.push(turn);
+		}
+		if (answering.later.length > 0) add('user', answering.later);
+		answering = undefined;
+	};
 	for (const message of messages) {
 		if (message.role === 'system') {
-			system.push({ text: message.content });
+			if (message.content.trim() !== '') system.push({ text: message.content });
 		} else if (message.role === 'user') {
-			contents.push({ role: 'user', parts: [{ text: message.content }] });
+			if (message.content.trim() === '') continue;
+			const text = { text: message.content };
+			if (answering) answering.later.push(text);
+			else add('user', [text]);
 		} else if (message.role === 'assistant') {
+			closeAnswering();
 			const parts = modelParts(message, names, calls);
 			if (options.signFunctionCalls) signFirstCall(parts);
 			// Gemini refuses a turn without parts; an empty assistant turn says nothing anyway.
-			if (parts.length > 0) contents.push({ role: 'model', parts });
+			if (parts.length > 0) add('model', parts);
+			if (parts.some((part) => isRecord(part.functionCall))) answering = { results: [], later: [] };
 		} else {
 			const part = functionResponse(message, calls.get(message.tool_call_id), names);
-			if (previous === 'tool') contents.at(-1)!.parts.push(part);
-			else contents.push({ role: 'user', parts: [part] });
+			if (answering) answering.results.push(part);
+			else add('user', [part]);
 		}
-		previous = message.role;
 	}
+	closeAnswering();
 	return { ...(system.length > 0 && { systemInstruction: { parts: system } }), contents };
 }
 
