@@ -282,6 +282,15 @@ describe('buildRequest: vendorTurn', () => {
 		]);
 	});
 
+	it('rebuilds the turn when its text was edited between nodes, rather than send the text it had', () => {
+		const said = { type: 'text', text: 'It is sunny.' };
+		const edited = { ...turn([thinking, said, toolUse]), content: 'It is raining.' };
+		expect(build([edited]).body.messages[0].content).toEqual([
+			{ type: 'text', text: 'It is raining.' },
+			toolUse,
+		]);
+	});
+
 	it('gives an echoed call whose input is cut-off text an input of {}, the text kept before it', () => {
 		const cut = { ...toolUse, input: '{"city":"Os' };
 		expect(build([turn([thinking, cut])]).body.messages[0].content).toEqual([

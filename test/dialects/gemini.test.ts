@@ -143,6 +143,19 @@ describe('buildRequest', () => {
 			expect(unsigned.vendorTurn?.content[1]).toEqual({ functionCall: { name: 'echo', args: {} } });
 		});
 
+		it('rebuilds a turn edited between nodes: a call taken out, or its text changed', () => {
+			const oneCall = { ...turn, tool_calls: turn.tool_calls!.slice(0, 1) };
+			expect(build({ tools: [weather], messages: [oneCall] }).body.contents[0].parts).toEqual([
+				{ functionCall: { name: 'weather.get', args: { city: 'Oslo' } } },
+			]);
+			const retold = { ...turn, content: 'Checking two things.' };
+			expect(build({ tools: [weather, echo], messages: [retold] }).body.contents[0].parts).toEqual([
+				{ text: 'Checking two things.' },
+				{ functionCall: { name: 'weather.get', args: { city: 'Oslo' } } },
+				{ functionCall: { name: 'echo', args: {} } },
+			]);
+		});
+
 		it('rebuilds a turn whose vendorTurn is empty', () => {
 			const vendorTurn = { dialect: 'gemini', content: [] };
 			const { body } = build({ tools: [weather], messages: [{ ...turn, vendorTurn }] });

@@ -3,6 +3,7 @@ import type { AssistantMessage, Message, ToolMessage } from '../../conversation/
 import { isRecord } from '../../json/value';
 import type { ToolNameMap } from '../types';
 import { anthropicToolUseIds } from './names';
+import { textOf } from './response';
 import type {
 	AnthropicBlock,
 	AnthropicMessageParam,
@@ -84,8 +85,8 @@ function assistantBlocks(
 
 /**
  * The blocks of the turn Anthropic sent (thinking blocks and their signatures, server tool blocks),
- * when they can be sent back as they are: only while their tool_use ids are still the message's
- * calls, which the results answer.
+ * when they can be sent back as they are: only while their text is still the message's (an edited
+ * message is rebuilt) and their tool_use ids are still the message's calls, which the results answer.
  */
 function echoableTurn(message: AssistantMessage): Array<Record<string, unknown>> | undefined {
 	const turn = message.vendorTurn;
@@ -93,9 +94,11 @@ function echoableTurn(message: AssistantMessage): Array<Record<string, unknown>>
 	const blocks = turn.content.filter(isRecord);
 	const echoed = blocks.filter((block) => block.type === 'tool_use').map((block) => block.id);
 	const calls = (message.tool_calls ?? []).map((call) => call.id);
-	return echoed.length === calls.length && echoed.every((id, index) => id === calls[index])
-		? blocks
-		: undefined;
+	const agrees =
+		textOf(blocks) === (message.content ?? '') &&
+		echoed.length === calls.length &&
+		echoed.every((id, index) => id === calls[index]);
+	return agrees ? blocks : undefined;
 }
 
 function echoBlock(block: Record<string, unknown>): AnthropicBlock[] {

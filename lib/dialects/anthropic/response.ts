@@ -26,10 +26,7 @@ export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMa
 			.map((block) => ({ id: block.id, name: block.name, arguments: block.input })),
 		names,
 	);
-	const text = blocks
-		.filter((block) => block.type === 'text' && typeof block.text === 'string')
-		.map((block) => block.text)
-		.join('');
+	const text = textOf(blocks);
 	// Thinking (with its signature) and server tool blocks must go back verbatim; plain turns stay small.
 	const keep = blocks.some((block) => !NEUTRAL_BLOCKS.has(String(block.type)));
 	const finishReason = typeof body.stop_reason === 'string' ? body.stop_reason : null;
@@ -46,4 +43,12 @@ export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMa
 		finishReason,
 		...(isRecord(body.usage) && { usage: body.usage }),
 	};
+}
+
+/** The text of a turn's blocks, joined as they are (Anthropic splits one answer around citations). */
+export function textOf(blocks: ReadonlyArray<Record<string, unknown>>): string {
+	return blocks
+		.filter((block) => block.type === 'text' && typeof block.text === 'string')
+		.map((block) => block.text)
+		.join('');
 }

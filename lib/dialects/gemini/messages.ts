@@ -2,7 +2,7 @@ import type { AssistantMessage, Message, ToolMessage } from '../../conversation/
 import { argumentsObject } from '../calls';
 import { isRecord } from '../../json/value';
 import type { ToolNameMap } from '../types';
-import { functionCallsOf } from './response';
+import { functionCallsOf, visibleText } from './response';
 import type { GeminiContent, GeminiPart } from './wire';
 
 /**
@@ -87,9 +87,10 @@ export function toGeminiContents(
 }
 
 /**
- * A Gemini-written turn is echoed as it came (thought signatures included); its calls are matched
- * to ours by position, the order collectToolCalls kept. Any other turn is rebuilt from the neutral form.
- * Either way the array is new, so signing it never touches the conversation.
+ * A Gemini-written turn is echoed as it came (thought signatures included) while it still says what
+ * the neutral message says (its text, and its calls by position, the order collectToolCalls kept);
+ * an edited message, or any other turn, is rebuilt from the neutral form. Either way the array is
+ * new, so signing it never touches the conversation.
  */
 function modelParts(
 	message: AssistantMessage,
@@ -102,8 +103,12 @@ function modelParts(
 		turn?.dialect === 'gemini' && Array.isArray(turn.content)
 			? (turn.content.filter(isRecord) as GeminiPart[])
 			: [];
-	if (echoed.length > 0) {
-		const sent = functionCallsOf(echoed);
+	const sent = functionCallsOf(echoed);
+	const agrees =
+		visibleText(echoed) === (message.content ?? '') &&
+		sent.length === toolCalls.length &&
+		sent.every((call, index) => call.name === names.toVendor(toolCalls[index].function.name));
+	if (echoed.length > 0 && agrees) {
 		toolCalls.forEach((call, index) => {
 			const vendorCall = sent[index];
 			calls.set(call.id, {

@@ -44,10 +44,7 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 		functionCallsOf(parts).map((call) => ({ id: call.id, name: call.name, arguments: call.args })),
 		names,
 	);
-	const text = parts
-		.filter((part) => typeof part.text === 'string' && part.thought !== true)
-		.map((part) => part.text)
-		.join('');
+	const text = visibleText(parts);
 	// A turn without text or calls has only finishMessage to say why it ended (a malformed call, say).
 	const reason =
 		toolCalls.length === 0 && typeof candidate.finishMessage === 'string'
@@ -66,4 +63,12 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 		finishReason,
 		...usage,
 	};
+}
+
+/** The text of a turn's parts a reader sees: its thoughts left out. */
+export function visibleText(parts: readonly GeminiPart[]): string {
+	return parts
+		.filter((part) => typeof part.text === 'string' && part.thought !== true)
+		.map((part) => part.text)
+		.join('');
 }
