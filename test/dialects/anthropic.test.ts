@@ -254,6 +254,29 @@ describe('buildRequest: messages', () => {
 	});
 });
 
+describe('buildRequest: a history of calls without tools', () => {
+	it('declares the tools called earlier, none to be called now, as Anthropic refuses tool_use blocks in a request without tools', () => {
+		const { body } = build(
+			[
+				{ role: 'user', content: 'Weather in Oslo?' },
+				{ role: 'assistant', content: null, tool_calls: [call('toolu_1', 'weather.get', '{}')] },
+				{ role: 'tool', tool_call_id: 'toolu_1', content: 'Sunny' },
+				{ role: 'user', content: 'Now sum it up.' },
+			],
+			[],
+		);
+		expect(body.tools).toEqual([
+			{
+				name: 'weather_get',
+				description: 'Called earlier in this conversation; not offered now.',
+				input_schema: { type: 'object' },
+			},
+		]);
+		expect(body.tool_choice).toEqual({ type: 'none' });
+		expect(build([{ role: 'user', content: 'Hi' }], []).body).not.toHaveProperty('tools');
+	});
+});
+
 describe('buildRequest: vendorTurn', () => {
 	const thinking = { type: 'thinking', thinking: 'Use the tool.', signature: 'sig==' };
 	const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'weather_get', input: { city: 'Oslo' } };

@@ -4,7 +4,7 @@ import type { ModelSettings, ToolNameMap, VendorRequest } from '../types';
 import { toAnthropicMessages } from './messages';
 import { anthropicToolNames } from './names';
 import { toAnthropicTools } from './tools';
-import type { AnthropicRequest, AnthropicToolChoice } from './wire';
+import type { AnthropicRequest, AnthropicTool, AnthropicToolChoice } from './wire';
 
 /**
  * Anthropic refuses a request without max_tokens. 4096 is within every Claude model's output limit
@@ -30,9 +30,35 @@ export function buildAnthropicRequest(
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
 		body.tool_choice = toAnthropicToolChoice(settings, names);
+	} else {
+		const called = calledTools(conversation, names);
+		if (called.length > 0) {
+			body.tools = called;
+			body.tool_choice = { type: 'none' };
+		}
 	}
 	if (settings.temperature !== undefined) body.temperature = settings.temperature;
 	return { body, names, notStrict: vendorTools.notStrict };
+}
+
+/**
+ * Anthropic refuses a history that holds tool_use blocks in a request without tools (the tools
+ * cleared for a last summary, say): the tools it called are declared again, as nothing to call now.
+ */
+function calledTools(
+	conversation: Pick<Conversation, 'messages'>,
+	names: ToolNameMap,
+): AnthropicTool[] {
+	const called = conversation.messages.flatMap((message) =>
+		message.role === 'assistant'
+			? (message.tool_calls ?? []).map((call) => call.function.name)
+			: [],
+	);
+	return [...new Set(called)].map((name) => ({
+		name: names.toVendor(name),
+		description: 'Called earlier in this conversation; not offered now.',
+		input_schema: { type: 'object' },
+	}));
 }
 
 /** Parallel calls are on by default; turning them off is a flag on the choice ("none" has none). */
