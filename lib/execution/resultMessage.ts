@@ -71,9 +71,14 @@ export async function toToolMessage(
 ): Promise<ToolMessage> {
 	const rendered = await renderContent(result.content ?? [], storeBinary, callId);
 	let content = rendered.text;
-	if (content === '' && result.structuredContent !== undefined)
+	// Parts that say nothing (empty texts joined into a line end) are no content either.
+	const blank = content.trim() === '';
+	if (blank && result.structuredContent !== undefined)
 		content = JSON.stringify(result.structuredContent);
-	if (content === '') content = '(the tool returned no content)';
+	else if (blank)
+		content = result.isError
+			? '(the tool reported an error without a message)'
+			: '(the tool returned no content)';
 
 	const message: ToolMessage = { role: 'tool', tool_call_id: callId, content, name: toolName };
 	if (result.isError) message.isError = true;

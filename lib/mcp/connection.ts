@@ -331,8 +331,7 @@ export class McpConnection {
 				? this.connected.transport.oversizedResponse(error)
 				: undefined;
 		if (oversized !== undefined) return tooLarge(oversized, options.maxResultBytes!);
-		if ((error as Error | undefined)?.name === 'ZodError')
-			return new MalformedResultError(zodSummary(error));
+		if (isSchemaError(error)) return new MalformedResultError(zodSummary(error));
 		return error;
 	}
 
@@ -499,6 +498,19 @@ function formatBytes(bytes: number): string {
 }
 
 /** The first issues zod found, as `path: message` lines. */
+/**
+ * The SDK's answer to a result that fails its schema (a content part of a type it does not know,
+ * structuredContent that is no object): zod's error, named `ZodError` or (zod 4) `$ZodError`,
+ * known by its list of issues.
+ */
+export function isSchemaError(error: unknown): boolean {
+	return (
+		error instanceof Error &&
+		['ZodError', '$ZodError'].includes(error.name) &&
+		Array.isArray((error as { issues?: unknown }).issues)
+	);
+}
+
 function zodSummary(error: unknown): string {
 	const issues =
 		(error as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues ?? [];
@@ -523,11 +535,10 @@ function withinMs<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
  * result that failed its schema, not one of the failures this client makes up itself.
  */
 export function isTransportFailure(error: unknown): boolean {
-	if (error instanceof McpError) return false;
+	if (error instanceof McpError || isSchemaError(error)) return false;
 	const name = (error as Error | undefined)?.name;
 	return ![
 		'AbortError',
-		'ZodError',
 		'CallTimeoutError',
 		'CallCancelledError',
 		'ResultTooLargeError',

@@ -31,4 +31,42 @@ describe('runToolCall', () => {
 		expect(outcome.message.content).toContain('Upstream refused the key [redacted]');
 		expect(JSON.stringify(outcome.message)).not.toContain(SECRET);
 	});
+
+	const answering = (result: Record<string, unknown>): ToolServer => ({
+		callTool: async () => result as never,
+		stderrTail: () => '',
+	});
+
+	it('gives the model the structured content when the text parts say nothing, however many there are', async () => {
+		const empty = [
+			{ type: 'text', text: '' },
+			{ type: 'text', text: '' },
+		];
+		const outcome = await runToolCall(
+			call,
+			async () => tool,
+			contextWith(answering({ content: empty, structuredContent: { total: 42 } })),
+		);
+		expect(outcome.message.content).toBe('{"total":42}');
+	});
+
+	it('says an error came without a message rather than send blank lines', async () => {
+		const outcome = await runToolCall(
+			call,
+			async () => tool,
+			contextWith(
+				answering({
+					isError: true,
+					content: [
+						{ type: 'text', text: '' },
+						{ type: 'text', text: ' ' },
+					],
+				}),
+			),
+		);
+		expect(outcome.message).toMatchObject({
+			isError: true,
+			content: '(the tool reported an error without a message)',
+		});
+	});
 });

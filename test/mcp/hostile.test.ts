@@ -334,6 +334,40 @@ describe('the stderr tail', () => {
 	});
 });
 
+describe('a result the SDK cannot read as a tools/call result', () => {
+	// A server of a few lines whose one tool answers with a content part of a type MCP has not.
+	const script = `
+		const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+		require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+			const { id, method, params } = JSON.parse(line);
+			if (method === 'initialize')
+				send({ jsonrpc: '2.0', id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'odd', version: '1' } } });
+			else if (method === 'tools/call')
+				send({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: 'useful' }, { type: 'widget' }] } });
+			else if (id !== undefined) send({ jsonrpc: '2.0', id, result: {} });
+		});`;
+	const odd = {
+		transport: 'stdio' as const,
+		command: process.execPath,
+		args: ['-e', script],
+		env: {},
+	};
+
+	it('is a malformed answer, said so, and the connection is kept (the server is not restarted)', async () => {
+		const pool = newPool();
+		const pid = () => pool.use(odd, async (connection) => connection.pid);
+		const before = await pid();
+		const error = await pool
+			.use(odd, (connection) => connection.callTool('reply', {}, { timeoutMs: 5_000 }))
+			.catch((thrown: unknown) => thrown);
+		expect((error as Error).name).toBe('MalformedResultError');
+		expect(describeCallFailure(error, { tool: 'reply', stderrTail: '' }).text).toMatch(
+			/not a tools\/call result/,
+		);
+		expect(await pid()).toBe(before);
+	});
+});
+
 describe('starting a server', () => {
 	it('gives up after the connect timeout the use asks for, and ends the process', async () => {
 		const pool = newPool();
