@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
 	ElicitRequestSchema,
+	ElicitResultSchema,
 	ErrorCode,
 	McpError,
 	type ClientCapabilities,
@@ -95,6 +96,15 @@ export class ServerRequests {
 		let error: string | undefined;
 		try {
 			answer = withDefaults(await answerFor(call, params), params.requestedSchema);
+			// The SDK refuses an answer outside the result schema (a nested value, say) and the server
+			// gets an error: said here, the trace and the model are told what the server got.
+			const checked = ElicitResultSchema.safeParse(answer);
+			if (!checked.success) {
+				const [issue] = checked.error.issues;
+				throw new Error(
+					`The answer is not one an elicitation result may be (${issue.path.join('.') || 'the answer'}: ${issue.message}); the server was told the request was cancelled`,
+				);
+			}
 		} catch (failure) {
 			error = (failure as Error).message;
 			answer = { action: 'cancel' };

@@ -102,6 +102,20 @@ describe('elicitation during a call', () => {
 		});
 	});
 
+	it('cancels an answer outside the elicitation result schema and says so: the server gets the cancel the trace shows', async () => {
+		const { text, events } = await call(streamable(), 'ask', {
+			mode: 'answer',
+			answer: () => ({ action: 'accept', content: { name: { first: 'Ada' } } as never }),
+		});
+		expect(JSON.parse(text)).toEqual({ action: 'cancel' });
+		expect(events[0]).toMatchObject({
+			answer: { action: 'cancel' },
+			error: expect.stringMatching(
+				/^The answer is not one an elicitation result may be \(content\.name: .*\); the server was told the request was cancelled$/,
+			),
+		});
+	});
+
 	it('answers each of several calls at once by its own options over Streamable HTTP', async () => {
 		const [declined, accepted] = await Promise.all([
 			call(streamable(), 'ask'),
