@@ -89,11 +89,16 @@ export async function callModel<TRequest, TResponse, TChunk>(
 		{ url: request.url, method: request.method, headers: request.headers, body: call.body },
 		secrets,
 	);
-	const { result, attempts } = await send(request, dialect, endpoint, options, (response, timer) =>
-		// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
-		!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')
-			? jsonBody(response, dialect, secrets).then((body) => ({ response: body as TResponse }))
-			: streamedBody(response, dialect, secrets, timer),
+	const { result, attempts } = await send(
+		request,
+		dialect,
+		{ endpoint, secrets },
+		options,
+		(response, timer) =>
+			// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
+			!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')
+				? jsonBody(response, dialect, secrets).then((body) => ({ response: body as TResponse }))
+				: streamedBody(response, dialect, secrets, timer),
 	);
 	return { request: recorded, attempts, ...result };
 }
@@ -110,11 +115,17 @@ export async function listModels(
 		headers: lowerCaseNames({ accept: 'application/json', ...dialect.http.headers(endpoint) }),
 	};
 	const secrets = endpointSecrets(endpoint);
-	const { result } = await send(request, dialect, endpoint, options, async (response) => {
-		const body = parseBody(await readText(response.body));
-		throwIfErrorBody(body, response.status, dialect, secrets);
-		return [...new Set(dialect.http.parseModels(body))].sort();
-	});
+	const { result } = await send(
+		request,
+		dialect,
+		{ endpoint, secrets },
+		options,
+		async (response) => {
+			const body = parseBody(await readText(response.body));
+			throwIfErrorBody(body, response.status, dialect, secrets);
+			return [...new Set(dialect.http.parseModels(body))].sort();
+		},
+	);
 	return result;
 }
 
@@ -164,11 +175,11 @@ async function streamedBody<TResponse, TChunk>(
 			chunks++;
 		}
 	} catch (error) {
-		// A server that finished the turn but holds the stream open has said all it will.
-		if (assembler.finished() && timer.cause()?.failure === 'timeout')
-			return { response: assembler.result(), chunks };
 		// The abort's reason (the timeout, a cancel) comes back as the error of the read.
 		const cause = timer.cause();
+		// A server that finished the turn but holds the stream open has said all it will.
+		if (assembler.finished() && cause?.failure === 'timeout')
+			return { response: assembler.result(), chunks };
 		if (error instanceof ModelApiError && error !== cause) throw error;
 		if (chunks === 0) throw error;
 		// Part of the answer came: the call ends here, not retried (a new error: send retries its timer's).
@@ -199,12 +210,11 @@ async function* restarting(
 async function send<T>(
 	request: Omit<HttpRequest, 'signal'>,
 	dialect: Dialect,
-	endpoint: EndpointConfig,
+	{ endpoint, secrets }: { endpoint: EndpointConfig; secrets: string[] },
 	options: ModelCallOptions,
 	read: (response: HttpResponse, timer: AttemptTimer) => Promise<T>,
 ): Promise<{ result: T; attempts: Attempt[] }> {
 	const attempts: Attempt[] = [];
-	const secrets = endpointSecrets(endpoint);
 	for (let attempt = 0; ; attempt++) {
 		const started = Date.now();
 		const timer = new AttemptTimer(options, endpoint);

@@ -52,6 +52,12 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 	let conversation = 0;
 	let highest = -1;
 	let lastRequest = -1;
+	const push = (step: Omit<StoryStep, 'conversation'>) =>
+		steps.push({
+			...step,
+			conversation,
+			label: conversation === 0 ? step.label : `conversation ${conversation + 1}: ${step.label}`,
+		});
 	for (const [index, entry] of trace.entries()) {
 		// Without a recorded round, the model requests so far say which round a step belongs to.
 		const round = entry.round ?? (entry.step === 'model.request' ? requests + 1 : requests);
@@ -64,12 +70,6 @@ export function storyOf(trace: readonly RecordedEntry[]): StoryStep[] {
 		}
 		highest = Math.max(highest, round);
 		if (entry.step === 'model.request') lastRequest = round;
-		const push = (step: Omit<StoryStep, 'conversation'>) =>
-			steps.push({
-				...step,
-				conversation,
-				label: conversation === 0 ? step.label : `conversation ${conversation + 1}: ${step.label}`,
-			});
 		switch (entry.step) {
 			case 'tools.list': {
 				const server =
