@@ -44,6 +44,13 @@ export interface Redactor {
 	adjacent(texts: readonly string[]): string[];
 	/** Whether data holds a secret in any form, for bytes that cannot be redacted in place (an image). */
 	foundIn(bytes: Buffer): boolean;
+	/**
+	 * values() for the output items of one node execution, which share much: each item's copy of
+	 * the tool list holds the same tool objects, and List Tools makes one trace entry for all
+	 * items. An object of an item's first levels found clean is not searched again in a later
+	 * item while the secrets stay the same.
+	 */
+	valuesOfItems(): <T>(value: T) => T;
 }
 
 type Paths = string[][];
@@ -186,12 +193,15 @@ export function createRedactor(rules: RedactionRules): Redactor {
 	 * more parts than any item has (shared objects met again and again, a cycle), is walked again
 	 * without recursion, each object once.
 	 */
-	const holdsSecret = (root: unknown): boolean => {
-		const matchers = matchersNow();
+	const holdsSecret = (
+		root: unknown,
+		matchers = matchersNow(),
+		searched?: WeakSet<object>,
+	): boolean => {
 		if (!matchers) return false;
 		const found = (text: string) =>
 			text.length >= matchers.shortest && text.search(matchers.text) !== -1;
-		return foundByRecursion(root, found) ?? foundByStack(root, found);
+		return foundByRecursion(root, found, searched) ?? foundByStack(root, found);
 	};
 	return {
 		// A value without secrets comes back as it is, not copied: n8n stores the objects that
@@ -206,6 +216,17 @@ export function createRedactor(rules: RedactionRules): Redactor {
 		foundIn: (bytes) => {
 			const matchers = matchersNow();
 			return matchers ? matchers.bytes.test(bytes.toString('latin1')) : false;
+		},
+		valuesOfItems: () => {
+			let searchedFor: SecretMatchers | undefined;
+			let searched = new WeakSet<object>();
+			return (value) => {
+				const matchers = matchersNow();
+				if (matchers !== searchedFor) [searchedFor, searched] = [matchers, new WeakSet()];
+				return holdsSecret(value, matchers, searched)
+					? (visit(value, false, NO_PATHS) as typeof value)
+					: value;
+			};
 		},
 	};
 }
@@ -291,14 +312,21 @@ const TOO_LARGE_TO_RECURSE = Symbol('too large to recurse');
 const RECURSION_DEPTH = 200;
 const RECURSION_PARTS = 200_000;
 
-/** Whether a text of the value passes the test; undefined when the value is too deep or too large to tell this way. */
-function foundByRecursion(root: unknown, found: TextTest): boolean | undefined {
+/** How deep below the root the objects found clean are remembered: an item's lists and what they hold. */
+const REMEMBERED_DEPTH = 2;
+
+/**
+ * Whether a text of the value passes the test; undefined when the value is too deep or too large
+ * to tell this way. Objects in `searched` are known to pass nowhere; those of the first levels
+ * found so are added.
+ */
+function foundByRecursion(
+	root: unknown,
+	found: TextTest,
+	searched?: WeakSet<object>,
+): boolean | undefined {
 	let parts = 0;
-	const walk = (value: unknown, depth: number): boolean | undefined => {
-		if (typeof value === 'string') return found(value);
-		if (isScalar(value)) return found(String(value));
-		if (value === null || typeof value !== 'object') return false;
-		if (depth > RECURSION_DEPTH || ++parts > RECURSION_PARTS) return undefined;
+	const walkInside = (value: object, depth: number): boolean | undefined => {
 		if (Array.isArray(value)) {
 			for (const inner of value) {
 				const verdict = walk(inner, depth + 1);
@@ -313,6 +341,17 @@ function foundByRecursion(root: unknown, found: TextTest): boolean | undefined {
 			if (verdict !== false) return verdict;
 		}
 		return false;
+	};
+	const walk = (value: unknown, depth: number): boolean | undefined => {
+		if (typeof value === 'string') return found(value);
+		if (isScalar(value)) return found(String(value));
+		if (value === null || typeof value !== 'object') return false;
+		if (depth > RECURSION_DEPTH || ++parts > RECURSION_PARTS) return undefined;
+		if (!searched || depth === 0 || depth > REMEMBERED_DEPTH) return walkInside(value, depth);
+		if (searched.has(value)) return false;
+		const verdict = walkInside(value, depth);
+		if (verdict === false) searched.add(value);
+		return verdict;
 	};
 	return walk(root, 0);
 }

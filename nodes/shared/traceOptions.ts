@@ -84,7 +84,7 @@ export interface NodeRedaction {
 	trace: TracePolicy;
 	/** Credential secrets and secret keys: values() for data such as a tool's result, all() for text. */
 	redactor: Redactor;
-	/** Credential secrets hidden by value: applied to every output item. */
+	/** Credential secrets hidden by value: applied to every output item (what items share, searched once). */
 	item<T>(json: T): T;
 	/** Secret values, and secret keys in JSON text: for error messages and log lines. */
 	text(message: string): string;
@@ -133,7 +133,7 @@ function redactionOf(
 			redactor: traceRedactor,
 		},
 		redactor: textRedactor,
-		item: (json) => textRedactor.values(json),
+		item: textRedactor.valuesOfItems(),
 		text: (message) => textRedactor.all(message),
 	};
 }

@@ -423,3 +423,61 @@ describe('redaction of shared and cyclic objects', () => {
 		});
 	});
 });
+
+describe('redaction of the output items of one execution', () => {
+	/** A tool list whose description counts how often a search reads it. */
+	const countedTools = () => {
+		const reads = { count: 0 };
+		const tool = {
+			name: 'echo',
+			get description() {
+				reads.count++;
+				return 'Echoes the message';
+			},
+		};
+		return { tools: [tool], tool, reads };
+	};
+
+	it('searches what items share once, and still hides a secret in what each item holds of its own', () => {
+		const itemValues = createRedactor({ secrets: ['item-secret-1'] }).valuesOfItems();
+		const { tools, tool, reads } = countedTools();
+		const first = { tools, messages: [{ role: 'user', content: 'hello' }] };
+		expect(itemValues(first)).toBe(first);
+		// Later items hold their own copies of the list, with the same tool objects.
+		const second = { tools: [...tools], trace: [] };
+		expect(itemValues(second)).toBe(second);
+		const third = { tools: [tool], messages: [] };
+		expect(itemValues(third)).toBe(third);
+		expect(reads.count).toBe(1);
+		const shared = { role: 'user', content: 'hello' };
+		itemValues({ messages: [shared] });
+		const holding = { messages: [shared, { role: 'user', content: 'my item-secret-1' }] };
+		expect(itemValues(holding)).toEqual({
+			messages: [shared, { role: 'user', content: 'my [redacted]' }],
+		});
+		// Each execution's pass searches anew: an object may have changed in between.
+		const next = createRedactor({ secrets: ['item-secret-1'] }).valuesOfItems();
+		next({ tools });
+		expect(reads.count).toBe(2);
+	});
+
+	it('searches again what it found clean once the secrets change: a renewed token is hidden in shared objects too', () => {
+		const secrets = ['first-token-1'];
+		const itemValues = createRedactor({ secrets: () => secrets }).valuesOfItems();
+		const shared = { note: 'holds second-token-2' };
+		expect(itemValues({ notes: [shared] })).toEqual({ notes: [shared] });
+		secrets[0] = 'second-token-2';
+		expect(itemValues({ notes: [shared] })).toEqual({ notes: [{ note: 'holds [redacted]' }] });
+	});
+
+	it('remembers nothing found holding a secret, nor what lies deeper than an item’s lists and their entries', () => {
+		const itemValues = createRedactor({ secrets: ['deep-secret-1'] }).valuesOfItems();
+		const holding = { note: 'the deep-secret-1' };
+		expect(itemValues({ list: [holding] })).toEqual({ list: [{ note: 'the [redacted]' }] });
+		expect(itemValues({ again: [holding] })).toEqual({ again: [{ note: 'the [redacted]' }] });
+		const { tools, reads } = countedTools();
+		itemValues({ a: { b: { c: tools } } });
+		itemValues({ again: tools });
+		expect(reads.count).toBe(2);
+	});
+});

@@ -1,3 +1,4 @@
+import { stringify } from 'flatted';
 import { errorOf, outputOf } from '../support/engine';
 import * as mcp from '../support/mcpWorkflow';
 import {
@@ -13,6 +14,7 @@ mcp.stopServersAfterAll();
 const fault = mcp.faultCredentials();
 const listTools = (parameters: Record<string, unknown> = {}) =>
 	mcp.mcpClientNode('List Tools', { operation: 'listTools', ...parameters });
+const executeCalls = mcp.mcpClientNode('Execute', { operation: 'executeToolCalls' });
 
 describe('MCP Client: List Tools', () => {
 	it('adds every page of tools to each item with its server label, and traces the listing', async () => {
@@ -77,6 +79,45 @@ describe('MCP Client: List Tools', () => {
 		});
 		expect(listing.bytes).toBe(Buffer.byteLength(JSON.stringify(listing.payload)));
 		expect(new Date(listing.at).toISOString()).toBe(listing.at);
+	});
+
+	it('gives the items of a batch one tool list and one tools.list entry, which n8n then stores once', async () => {
+		const earlier = await mcp.runMcpChain([listTools()], { credentials: fault });
+		const listedBefore = outputOf(earlier, 'List Tools')[0].json as any;
+		const batch = (count: number) =>
+			mcp.runMcpChain([listTools(), executeCalls], {
+				credentials: fault,
+				inputItems: [
+					...Array.from({ length: count }, (_, index) => ({
+						json: { toolCalls: [mcp.pendingCall('echo', { text: `row ${index}` })] },
+					})),
+					// One that listed these tools before, and one that holds another server's tools.
+					{ json: { trace: listedBefore.trace } },
+					{ json: { tools: [{ name: 'search', inputSchema: { type: 'object' }, server: 'web' }] } },
+				],
+			});
+		const run = await batch(100);
+		const [first, second] = outputOf(run, 'List Tools').map((item) => item.json as any);
+		const [again, other] = outputOf(run, 'List Tools')
+			.slice(-2)
+			.map((item) => item.json as any);
+		expect(second.tools).toBe(first.tools);
+		expect(second.trace[0]).toBe(first.trace[0]);
+		expect(first.trace[0].payload).toHaveLength(16);
+		// A later listing of the same tools refers to the earlier one; a list of two servers is its own.
+		expect(again.trace[1]).toMatchObject({ step: 'tools.list', payloadSameAsRound: 0 });
+		expect(again.trace[1].payload).toBeUndefined();
+		expect(other.tools).toHaveLength(17);
+		expect(other.tools[0]).toMatchObject({ name: 'search', server: 'web' });
+		// Each answered item adds its own calls' entries and messages, not the 16 tools again.
+		const answered = outputOf(run, 'Execute');
+		expect(answered).toHaveLength(102);
+		expect(mcp.toolMessages(answered[99].json)[0].content).toBe('row 99');
+		const stored = async (count: number) =>
+			Buffer.byteLength(stringify((count === 100 ? run : await batch(count)).raw.data));
+		const perItem = ((await stored(100)) - (await stored(10))) / 90;
+		expect(perItem).toBeLessThan(3000);
+		expect(perItem).toBeLessThan(Buffer.byteLength(JSON.stringify(first.tools)) / 2);
 	});
 
 	it('includes only the chosen tools, or all but the excluded ones, and the hash follows the list', async () => {

@@ -4,6 +4,7 @@ import { filterTools, mergeServerTools, type ToolFilter } from '../../../lib/con
 import { fingerprint } from '../../../lib/json/canonical';
 import { compactToolsList } from '../../../lib/trace/compact';
 import { traceEntry } from '../../../lib/trace/entries';
+import { madeOnce } from '../../../lib/util/madeOnce';
 import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { serverLabelOf } from '../server';
@@ -12,7 +13,9 @@ import { invalidToolsWarning, type ServerSource } from '../sources';
 /**
  * The register step: the server's tools added to each item. The list (every page) is asked once
  * per execution; when that fails, each item fails with the reason. In a dry run the recorded
- * list answers instead, and no server is started.
+ * list answers instead, and no server is started. Items given the same tools share one tool list
+ * and one tools.list entry: n8n stores an object that items share once, and a batch of items
+ * would otherwise store the list twice per item.
  */
 export function listTools(
 	context: IExecuteFunctions,
@@ -20,6 +23,7 @@ export function listTools(
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
 	const started = Date.now();
+	const shared = madeOnce();
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const round = conversation.rounds ?? 0;
@@ -29,27 +33,47 @@ export function listTools(
 			conversation,
 			redaction,
 		});
-		const offered = filterTools(tools, toolFilterOf(context, itemIndex));
-		const serverLabel = serverLabelOf(context, itemIndex, name);
-		const entry = traceEntry(
-			'tools.list',
-			{ node: context.getNode().name, round, startedAt: started, durationMs },
-			{
-				server: { ...server, label: serverLabel },
-				toolCount: offered.length,
-				listedCount: tools.length,
-				listHash: fingerprint(offered),
-				...(invalid.length > 0 && { invalidTools: invalid }),
-			},
-			offered,
-			redaction.trace,
-			servers.replayed,
-			// Full payloads keep a list once: a later listing of the same tools names the earlier one.
-			(whole) => compactToolsList(whole, conversation.trace),
+		const filter = toolFilterOf(context, itemIndex);
+		const offered = shared(['offered', tools, JSON.stringify(filter)], () =>
+			filterTools(tools, filter),
 		);
+		const listHash = shared(['listHash', offered], () => fingerprint(offered));
+		const serverLabel = serverLabelOf(context, itemIndex, name);
+		const makeEntry = () =>
+			traceEntry(
+				'tools.list',
+				{ node: context.getNode().name, round, startedAt: started, durationMs },
+				{
+					server: { ...server, label: serverLabel },
+					toolCount: offered.length,
+					listedCount: tools.length,
+					listHash,
+					...(invalid.length > 0 && { invalidTools: invalid }),
+				},
+				offered,
+				redaction.trace,
+				servers.replayed,
+				// Full payloads keep a list once: a later listing of the same tools names the earlier one.
+				(whole) => compactToolsList(whole, conversation.trace),
+			);
+		// An item whose trace holds no listing of these tools gets the entry as it is for all such items.
+		const listedBefore = conversation.trace.some(
+			(entry) => entry.step === 'tools.list' && entry.listHash === listHash,
+		);
+		const entry = listedBefore
+			? makeEntry()
+			: shared(
+					['entry', redaction, server, offered, invalid, serverLabel, round, durationMs],
+					makeEntry,
+				);
 		const json = {
 			...conversation,
-			tools: mergeServerTools(conversation.tools, serverLabel, offered),
+			tools:
+				conversation.tools.length === 0
+					? shared(['tools', serverLabel, offered], () =>
+							mergeServerTools([], serverLabel, offered),
+						)
+					: mergeServerTools(conversation.tools, serverLabel, offered),
 			trace: [...conversation.trace, entry],
 			...(invalid.length > 0 && {
 				warnings: [...(conversation.warnings ?? []), invalidToolsWarning(serverLabel, invalid)],
