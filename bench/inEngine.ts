@@ -32,6 +32,7 @@ import {
 } from '../test/support/engine';
 import {
 	EXECUTION_DATA_ROUNDS,
+	measureBatchData,
 	measureExecutionData,
 	type ExecutionDataSize,
 } from '../test/support/executionData';
@@ -546,6 +547,10 @@ async function main() {
 			for (const rounds of EXECUTION_DATA_ROUNDS)
 				sizes.push(await measureExecutionData(api, rounds, 'full'));
 			console.log(`${formatExecutionData(sizes, 'full')}\n`);
+			const batch = await measureBatchData(1000);
+			console.log(
+				`Execution data of a batch: ${batch.items} items, each with one call, through List Tools (all 13 tools of server-everything) and Execute Tool Calls: ${size(batch.flatted)} stored by n8n, ${size(batch.flatted / batch.items)} an item\n`,
+			);
 		}
 	} finally {
 		await client.close();

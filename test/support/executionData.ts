@@ -16,7 +16,7 @@ import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { reply, type ChatCompletionsStandIn } from './chatCompletionsStandIn';
 import { nodeTypesFrom, outputOf, runWorkflow } from './engine';
 import { loadExample } from './examples';
-import { stdioCredential } from './mcpWorkflow';
+import { mcpClientNode, pendingCall, runMcpChain, stdioCredential } from './mcpWorkflow';
 import { modelNodeTypes } from './modelWorkflow';
 import { everythingStdio } from './servers';
 
@@ -82,4 +82,39 @@ export async function measureExecutionData(
 		flatted: kb(stringify(run.raw.data)),
 		json: kb(JSON.stringify(run.raw.data)),
 	};
+}
+
+export interface BatchDataSize {
+	items: number;
+	/** The execution data as n8n stores it (flatted), in KB. */
+	flatted: number;
+}
+
+/**
+ * What a batch costs n8n's storage: `count` items, each with one pending `echo` call, through List
+ * Tools (all 13 tools of server-everything over stdio) and Execute Tool Calls.
+ */
+export async function measureBatchData(count: number): Promise<BatchDataSize> {
+	const server = everythingStdio();
+	const run = await runMcpChain(
+		[
+			mcpClientNode('List Tools', { operation: 'listTools' }),
+			mcpClientNode('Execute Tool Calls', { operation: 'executeToolCalls' }),
+		],
+		{
+			credentials: {
+				mcpStdioServerApi: stdioCredential({
+					...server,
+					env: { ...server.env, API_KEY: 'sk-batch-0123456789abcdef' },
+				}),
+			},
+			inputItems: Array.from({ length: count }, (_, index) => ({
+				json: { toolCalls: [pendingCall('echo', { message: `row ${index + 1}` })] },
+			})),
+		},
+	);
+	const answered = outputOf(run, 'Execute Tool Calls');
+	if (run.status !== 'success' || answered.length !== count)
+		throw new Error(`The batch ended with ${run.status}: ${run.error?.message ?? ''}`);
+	return { items: count, flatted: kb(stringify(run.raw.data)) };
 }
