@@ -31,8 +31,21 @@ out what differs between any two runs (times, ids, usage), and exits 0 when the 
 const processIo: CliIo = {
 	stdout: (text) => process.stdout.write(text),
 	stderr: (text) => process.stderr.write(text),
-	readFile: (path) => readFileSync(path, 'utf8'),
+	readFile: (path) => textOf(readFileSync(path)),
 };
+
+/**
+ * A file's text: UTF-16 when it starts with a UTF-16 byte order mark (what Windows PowerShell 5's
+ * `>` writes), else UTF-8. The mark stays for the trace reader to drop.
+ */
+export function textOf(bytes: Buffer): string {
+	if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le');
+	if (bytes[0] === 0xfe && bytes[1] === 0xff)
+		return Buffer.from(bytes.subarray(0, bytes.length & ~1))
+			.swap16()
+			.toString('utf16le');
+	return bytes.toString('utf8');
+}
 
 export function main(argv: readonly string[], io: CliIo = processIo): number {
 	const [command, ...files] = argv;

@@ -6,6 +6,7 @@ import type {
 	PendingToolCall,
 	Tool,
 } from '../conversation/types';
+import { describeType } from '../conversation/read';
 import { isRecord } from '../json/value';
 import { traceEntry } from '../trace/entries';
 import {
@@ -21,7 +22,7 @@ export type ApprovalPolicy =
 	| { require: 'nothing' }
 	/** Every tool its server does not annotate `readOnlyHint`. */
 	| { require: 'notReadOnly' }
-	/** Tools annotated `destructiveHint`. */
+	/** Tools that may be destructive: not annotated read-only, nor `destructiveHint: false` (MCP's default is true). */
 	| { require: 'destructive' }
 	| { require: 'listed'; tools: string[] }
 	/** The calls an expression over the item chose (n8n: evaluated for each item). */
@@ -44,10 +45,13 @@ export function approvalReason(
 				? 'its server does not annotate the tool read-only'
 				: 'the tool is not on the item, so nothing says it is read-only';
 		case 'destructive':
+			// MCP: destructiveHint defaults to true, and means something only when readOnlyHint is not.
 			if (!tool) return 'the tool is not on the item, so nothing says it is not destructive';
+			if (annotations?.readOnlyHint === true || annotations?.destructiveHint === false)
+				return undefined;
 			return annotations?.destructiveHint === true
 				? 'its server annotates the tool destructive'
-				: undefined;
+				: 'its server does not say the tool is not destructive (MCP takes a tool to be destructive unless told)';
 		case 'listed':
 			// The list names tools as their server does; a tool renamed on the item (two servers
 			// with one name) is still the listed one.
@@ -94,8 +98,8 @@ export function approvalRequests(
 /**
  * The decisions of a returning item, one per call the policy holds (`requested`, worked out again
  * from the item's calls: what the item says it asked is not taken on trust): a decision for a call
- * not held, a held call without a decision, or a decision that is not one, is an ApprovalError
- * naming the call.
+ * not held, a held call without a decision or with two, or a decision that is not one, is an
+ * ApprovalError naming the call.
  */
 export function readDecisions(
 	approval: unknown,
@@ -104,7 +108,11 @@ export function readDecisions(
 	if (!isRecord(approval)) {
 		throw new ApprovalError("The item's 'approval' must be { requested: [...], decisions: [...] }");
 	}
-	const decisions = Array.isArray(approval.decisions) ? approval.decisions : [];
+	const { decisions = [] } = approval;
+	if (!Array.isArray(decisions))
+		throw new ApprovalError(
+			`The item's 'approval.decisions' must be a list of decisions, but it is ${describeType(decisions)}: give [{ "callId": …, "approved": true or false }]`,
+		);
 	const byCall = new Map<string, ApprovalDecision>();
 	for (const decision of decisions) {
 		if (
@@ -126,6 +134,10 @@ export function readDecisions(
 				`The edited arguments of call ${decision.callId} must be a JSON object`,
 			);
 		}
+		if (byCall.has(decision.callId))
+			throw new ApprovalError(
+				`Two decisions name call ${decision.callId}: give exactly one decision for each call`,
+			);
 		byCall.set(decision.callId, decision as unknown as ApprovalDecision);
 	}
 	const waiting = requested.filter((request) => !byCall.has(request.callId));

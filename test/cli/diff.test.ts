@@ -149,4 +149,17 @@ describe('the built command (dist/cli/main.js, as npx runs it)', () => {
 		expect(exported.status).toBe(EXIT.ok);
 		expect(exported.stdout).toBe(toJsonLines(expected));
 	});
+
+	it('reads a trace saved as UTF-16 with its byte order mark, as Windows PowerShell 5 writes `export > file`', () => {
+		const text = `\uFEFF${toJsonLines(expected)}`;
+		const littleEndian = path.join(folder, 'utf16le.jsonl');
+		writeFileSync(littleEndian, Buffer.from(text, 'utf16le'));
+		const bigEndian = path.join(folder, 'utf16be.jsonl');
+		writeFileSync(bigEndian, Buffer.from(text, 'utf16le').swap16());
+		for (const saved of [littleEndian, bigEndian]) {
+			const compared = node('diff', saved, files.expectedItem);
+			expect(compared.stderr).toBe('');
+			expect(compared.stdout).toContain('Equal: the traces agree on all 7 steps.');
+		}
+	});
 });

@@ -512,9 +512,37 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			'echo',
 		]);
 		const destructive = await askFor([echo, add], { requireApproval: 'destructive' });
-		// Neither is annotated destructive by the fault server.
-		expect(destructive.held).toEqual([]);
-		expect(mcp.toolMessages(destructive.done[0].json)).toHaveLength(2);
+		// echo is annotated read-only; add not at all, and MCP takes a tool to be destructive unless told.
+		expect((destructive.held[0].json as any).approval.requested).toEqual([
+			expect.objectContaining({
+				callId: add.id,
+				reason:
+					'its server does not say the tool is not destructive (MCP takes a tool to be destructive unless told)',
+			}),
+		]);
+		const annotated = (annotations: { readOnlyHint?: boolean; destructiveHint?: boolean }) =>
+			mcp.runMcpChain([executeAt({ requireApproval: 'destructive' })], {
+				credentials,
+				inputItems: [
+					{
+						json: {
+							tools: [
+								{ name: 'add', server: 'faults', inputSchema: { type: 'object' }, annotations },
+							],
+							toolCalls: [add],
+						},
+					},
+				],
+			});
+		// destructiveHint false says it only adds; a read-only tool is not destructive whatever else it says.
+		for (const annotations of [
+			{ destructiveHint: false },
+			{ readOnlyHint: true, destructiveHint: true },
+		]) {
+			const run = await annotated(annotations);
+			expect(outputOf(run, 'Execute', 1)).toEqual([]);
+			expect(mcp.toolMessages(outputOf(run, 'Execute', 0)[0].json)[0].content).toBe('5');
+		}
 
 		const run = await mcp.runMcpChain([executeAt({ requireApproval: 'destructive' })], {
 			credentials,
@@ -646,6 +674,39 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		expect(mcp.toolMessages(none.done[0].json)).toHaveLength(2);
 	});
 
+	it('reads the chosen calls however the value comes: one id, ids separated by commas, a fixed true or list', async () => {
+		const heldIds = async (approvalCalls: string) => {
+			const { held } = await askFor([echo, add], { requireApproval: 'expression', approvalCalls });
+			return (held[0].json as any).approval.requested.map((request: any) => request.callId);
+		};
+		expect(await heldIds(`={{ "${add.id}" }}`)).toEqual([add.id]);
+		expect(await heldIds('={{ $json.toolCalls.map(call => call.id).join(", ") }}')).toEqual([
+			echo.id,
+			add.id,
+		]);
+		expect(await heldIds('true')).toEqual([echo.id, add.id]);
+		expect(await heldIds(`["${add.id}"]`)).toEqual([add.id]);
+		expect(await heldIds(`={{ JSON.stringify(["${echo.id}"]) }}`)).toEqual([echo.id]);
+		const none = await askFor([echo, add], {
+			requireApproval: 'expression',
+			approvalCalls: 'false',
+		});
+		expect(none.held).toEqual([]);
+	});
+
+	it('fails the item, running nothing, when the chosen calls are no list, true or false', async () => {
+		for (const approvalCalls of ['={{ null }}', '={{ 2 }}', '={{ { ids: [] } }}']) {
+			const run = await mcp.runMcpChain(
+				[listFaults, executeAt({ requireApproval: 'expression', approvalCalls })],
+				{ credentials, inputItems: [{ json: { toolCalls: [add] } }] },
+			);
+			const error = errorOf(run, 'Execute');
+			expect(error?.message).toMatch(/^Calls to Approve gave .+, which names no calls$/);
+			expect(error?.description).toContain('no call of the item ran');
+			expect(outputOf(run, 'Execute', 0)).toEqual([]);
+		}
+	});
+
 	it('runs approved calls with the arguments a person edited, checked again, in call order; the trace tells who decided', async () => {
 		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
 		const run = await comeBack(held[0].json, [
@@ -726,5 +787,31 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		const [item] = outputOf(kept, 'Execute', 0);
 		expect((item.json as any).toolCalls.map((call: any) => call.id)).toEqual([echo.id, add.id]);
 		expect((item.json as any).error).toMatch(/No decision for call/);
+	});
+
+	it('refuses two decisions for one call, and decisions that are no list: nothing runs', async () => {
+		const { held } = await askFor([echo, add], { requireApproval: 'notReadOnly' });
+		const twice = await comeBack(held[0].json, [
+			{ callId: add.id, approved: false, by: 'boss', note: 'no' },
+			{ callId: add.id, approved: true, by: 'intern' },
+		]);
+		expect(errorOf(twice, 'Execute')?.message).toBe(
+			`Two decisions name call ${add.id}: give exactly one decision for each call`,
+		);
+		expect(outputOf(twice, 'Execute', 0)).toEqual([]);
+		const run = await mcp.runMcpChain([executeAt({ requireApproval: 'notReadOnly' })], {
+			credentials,
+			inputItems: [
+				{
+					json: {
+						...(held[0].json as any),
+						approval: { decisions: { callId: add.id, approved: true } },
+					},
+				},
+			],
+		});
+		expect(errorOf(run, 'Execute')?.message).toBe(
+			`The item's 'approval.decisions' must be a list of decisions, but it is an object: give [{ "callId": …, "approved": true or false }]`,
+		);
 	});
 });

@@ -1,4 +1,5 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import { describeType } from '../../../lib/conversation/read';
 import type { ApprovalPolicy } from '../../../lib/execution/approval';
 import type { ParallelCalls } from '../../../lib/execution/executeCalls';
 import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
@@ -46,10 +47,44 @@ export function approvalPolicyOf(context: IExecuteFunctions, itemIndex: number):
 		const allIds = Array.isArray(calls)
 			? calls.map((call) => String((call as { id?: unknown }).id))
 			: [];
-		const callIds = chosen === true ? allIds : Array.isArray(chosen) ? chosen.map(String) : [];
+		const callIds = chosenCallIds(chosen, allIds);
+		if (callIds === undefined)
+			throw new NodeOperationError(
+				context.getNode(),
+				`Calls to Approve gave ${describeType(chosen)}, which names no calls`,
+				{
+					itemIndex,
+					description:
+						'It must give a list of call IDs, true (all calls) or false (none); no call of the item ran. A value it cannot read never lets the calls run unapproved.',
+				},
+			);
 		return { require: 'chosen', callIds };
 	}
 	return { require: require as 'nothing' | 'notReadOnly' | 'destructive' };
+}
+
+/**
+ * The ids a Calls to Approve value names: a list, true or false, as themselves or as JSON text (a
+ * fixed value is text), or text of ids separated by commas; undefined for anything else.
+ */
+function chosenCallIds(chosen: unknown, allIds: string[]): string[] | undefined {
+	if (chosen === true) return allIds;
+	if (chosen === false) return [];
+	if (Array.isArray(chosen)) return chosen.map(String);
+	if (typeof chosen !== 'string') return undefined;
+	const text = chosen.trim();
+	if (text === '') return [];
+	try {
+		const parsed: unknown = JSON.parse(text);
+		if (typeof parsed !== 'string') return chosenCallIds(parsed, allIds);
+	} catch {
+		// Not JSON: ids as written.
+	}
+	return text
+		.replace(/^"|"$/g, '')
+		.split(',')
+		.map((id) => id.trim())
+		.filter((id) => id !== '');
 }
 
 /** How each tools/call of this execution is made. */
