@@ -35,6 +35,12 @@ export interface ExecutionDataSize {
 
 const kb = (text: string) => Buffer.byteLength(text) / 1024;
 
+/** server-everything's credential with a key in its environment, which the nodes must hide. */
+function everythingWithKey(key: string) {
+	const server = everythingStdio();
+	return stdioCredential({ ...server, env: { ...server.env, API_KEY: key } });
+}
+
 /**
  * Runs the loop for `rounds` model rounds (rounds - 1 echo calls, then the answer) with the given
  * Trace Payloads on every node ('full', the node default, is the compact trace). The server gets a
@@ -60,14 +66,10 @@ export async function measureExecutionData(
 		Model: { options: { maxRounds: 30 }, traceOptions },
 		'Execute Tool Calls': { traceOptions },
 	});
-	const server = everythingStdio();
 	const run = await runWorkflow(workflow, {
 		nodeTypes: { ...modelNodeTypes(), ...nodeTypesFrom(new McpClient()) },
 		credentials: {
-			mcpEverything: stdioCredential({
-				...server,
-				env: { ...server.env, API_KEY: 'sk-loop-0123456789abcdef' },
-			}),
+			mcpEverything: everythingWithKey('sk-loop-0123456789abcdef'),
 			openAi: { baseUrl: api.baseURL, apiKey: 'sk-loop-key', organization: '', headers: {} },
 		},
 	});
@@ -95,19 +97,13 @@ export interface BatchDataSize {
  * Tools (all 13 tools of server-everything over stdio) and Execute Tool Calls.
  */
 export async function measureBatchData(count: number): Promise<BatchDataSize> {
-	const server = everythingStdio();
 	const run = await runMcpChain(
 		[
 			mcpClientNode('List Tools', { operation: 'listTools' }),
 			mcpClientNode('Execute Tool Calls', { operation: 'executeToolCalls' }),
 		],
 		{
-			credentials: {
-				mcpStdioServerApi: stdioCredential({
-					...server,
-					env: { ...server.env, API_KEY: 'sk-batch-0123456789abcdef' },
-				}),
-			},
+			credentials: { mcpStdioServerApi: everythingWithKey('sk-batch-0123456789abcdef') },
 			inputItems: Array.from({ length: count }, (_, index) => ({
 				json: { toolCalls: [pendingCall('echo', { message: `row ${index + 1}` })] },
 			})),

@@ -74,17 +74,17 @@ function chosenCallIds(chosen: unknown, allIds: string[]): string[] | undefined 
 	if (typeof chosen !== 'string') return undefined;
 	const text = chosen.trim();
 	if (text === '') return [];
+	let parsed: unknown;
 	try {
-		const parsed: unknown = JSON.parse(text);
-		if (typeof parsed !== 'string') return chosenCallIds(parsed, allIds);
+		parsed = JSON.parse(text);
 	} catch {
 		// Not JSON: ids as written.
+		return text
+			.split(',')
+			.map((id) => id.trim())
+			.filter((id) => id !== '');
 	}
-	return text
-		.replace(/^"|"$/g, '')
-		.split(',')
-		.map((id) => id.trim())
-		.filter((id) => id !== '');
+	return chosenCallIds(parsed, allIds);
 }
 
 /** How each tools/call of this execution is made. */
