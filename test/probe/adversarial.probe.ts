@@ -279,7 +279,7 @@ describe('adversarial probe', () => {
 			}),
 			fault('stdout closed, process runs', {}, mcp.pendingCall('close_stdout')),
 			fault('frozen process', {}, mcp.pendingCall('freeze'), { timeoutMs: 500 }),
-			fault('notification flood', {}, mcp.pendingCall('flood', { ms: 1_000 })),
+			fault('notification flood', {}, mcp.pendingCall('flood', { count: 10_000 })),
 			fault('50 MB result', {}, mcp.pendingCall('huge', { mb: 50 }), { maxResultMb: 1 }),
 			fault('result nested 3,000 deep', {}, mcp.pendingCall('deep', { depth: 3_000 })),
 			fault('invalid tools listed', { invalidTools: true }, mcp.pendingCall('string_schema')),

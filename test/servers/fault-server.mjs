@@ -503,18 +503,16 @@ const hostileTools = [
 	},
 	{
 		name: 'flood',
-		description:
-			'Sends log notifications as fast as it can for ms milliseconds, then answers with their count.',
+		description: 'Sends count log notifications as fast as it can, then answers with their count.',
 		inputSchema: {
 			type: 'object',
-			properties: { ms: { type: 'integer', minimum: 0 } },
-			required: ['ms'],
+			properties: { count: { type: 'integer', minimum: 0 } },
+			required: ['count'],
 		},
-		run: async ({ ms }, extra) => {
-			const until = Date.now() + ms;
+		run: async ({ count }, extra) => {
 			let sent = 0;
-			while (Date.now() < until) {
-				const batch = Array.from({ length: 500 }, () =>
+			while (sent < count) {
+				const batch = Array.from({ length: Math.min(500, count - sent) }, () =>
 					extra.sendNotification({
 						method: 'notifications/message',
 						params: {
