@@ -18,6 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import { jsonText } from '../json/stringify';
+import { MAX_TIMER_MS, timerMs } from '../util/timers';
 import {
 	CallCancelledError,
 	CallTimeoutError,
@@ -90,8 +91,8 @@ const MAX_PAGES = 100;
 /** After a call timed out, a server that does not answer a ping within this long is taken for dead. */
 const PING_TIMEOUT_MS = 5_000;
 
-/** The longest wait a timer takes (about 24 days); the SDK's own wait is left at that. */
-const NO_SDK_TIMEOUT = 2_147_483_647;
+/** The SDK's own wait is left at the longest a timer takes: the call's wait, cap and cancel rule. */
+const NO_SDK_TIMEOUT = MAX_TIMER_MS;
 
 /** The notifications this client acts on; any other is dropped on arrival. */
 const HANDLED_NOTIFICATIONS = new Set([
@@ -193,9 +194,9 @@ export class McpConnection {
 		// The wait, the total cap and a cancellation all abort the request, each with its own reason.
 		const ending = new AbortController();
 		const end = (reason: 'wait' | 'total' | 'cancelled') => ending.abort(reason);
-		let wait = setTimeout(() => end('wait'), options.timeoutMs);
+		let wait = setTimeout(() => end('wait'), timerMs(options.timeoutMs));
 		const total = options.maxTotalMs
-			? setTimeout(() => end('total'), options.maxTotalMs)
+			? setTimeout(() => end('total'), timerMs(options.maxTotalMs))
 			: undefined;
 		const cancel = () => end('cancelled');
 		options.signal?.addEventListener('abort', cancel, { once: true });
@@ -212,7 +213,7 @@ export class McpConnection {
 								// A progress handler makes the SDK send a progressToken, which servers need to report progress.
 								onprogress: () => {
 									clearTimeout(wait);
-									wait = setTimeout(() => end('wait'), options.timeoutMs);
+									wait = setTimeout(() => end('wait'), timerMs(options.timeoutMs));
 								},
 								signal: ending.signal,
 							},

@@ -1,5 +1,6 @@
 import { configKey, type McpServerConfig } from './config';
 import { McpConnection } from './connection';
+import { signalProcessTree } from './processTree';
 
 export interface PoolOptions {
 	/** Connections kept at most; the least recently used idle one is closed first. */
@@ -66,13 +67,7 @@ export class ConnectionPool {
 
 	/** For process exit, when nothing asynchronous runs any more: no server process outlives us. */
 	killProcesses(): void {
-		for (const pid of this.pids) {
-			try {
-				process.kill(pid, 'SIGTERM');
-			} catch {
-				// Already gone.
-			}
-		}
+		for (const pid of this.pids) signalProcessTree(pid, 'SIGTERM');
 		this.pids.clear();
 	}
 

@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import spawn from 'cross-spawn';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -10,6 +11,7 @@ import {
 	type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { LineReader, type SkippedLine } from './lineReader';
+import { processGroupAlive, signalProcessTree, SPAWN_IN_OWN_GROUP } from './processTree';
 import { StderrTail } from './stderrTail';
 
 export interface StdioProcess {
@@ -36,11 +38,15 @@ const EXIT_DRAIN_MS = 200;
 /** How long closing waits for the server to exit by itself, then after SIGTERM, before SIGKILL. */
 const EXIT_GRACE_MS = 2_000;
 
+/** How often closing looks whether the processes a server started have exited too. */
+const GROUP_POLL_MS = 50;
+
 /**
  * MCP over a child process's stdin and stdout, one JSON-RPC message per line. Unlike the SDK's
  * transport it reads a line of any length without holding it (an oversized response is answered
  * with an error for its request, the connection kept), takes a closed stdout for a closed
- * connection even while the process runs on, and ends a process that ignores SIGTERM.
+ * connection even while the process runs on, and ends a process that ignores SIGTERM, with every
+ * process it started (the server itself, when a wrapper such as `npx` started it).
  */
 export class StdioTransport implements Transport {
 	onclose?: () => void;
@@ -77,6 +83,7 @@ export class StdioTransport implements Transport {
 				env: this.server.env,
 				cwd: this.server.cwd,
 				stdio: ['pipe', 'pipe', 'pipe'],
+				detached: SPAWN_IN_OWN_GROUP,
 				windowsHide: true,
 			});
 			this.child = child;
@@ -122,7 +129,10 @@ export class StdioTransport implements Transport {
 		});
 	}
 
-	/** Ends the server: stdin closed, then SIGTERM, then SIGKILL for one that will not stop. */
+	/**
+	 * Ends the server and what it started: stdin closed, then SIGTERM, then SIGKILL for any that
+	 * will not stop.
+	 */
 	async close(): Promise<void> {
 		await this.end([undefined, 'SIGTERM', 'SIGKILL']);
 	}
@@ -135,11 +145,12 @@ export class StdioTransport implements Transport {
 	private async end(steps: ReadonlyArray<NodeJS.Signals | undefined>): Promise<void> {
 		const child = this.child;
 		this.markClosed();
-		if (!child || hasExited(child)) return;
+		const pid = child?.pid;
+		if (!child || pid === undefined || hasEnded(child, pid)) return;
 		child.stdin?.end();
 		for (const signal of steps) {
-			if (signal) child.kill(signal);
-			if (await exitWithin(child, EXIT_GRACE_MS)) return;
+			if (signal) signalProcessTree(pid, signal);
+			if (await endedWithin(child, pid, EXIT_GRACE_MS)) return;
 		}
 	}
 
@@ -211,6 +222,19 @@ function isDirectory(path: string): boolean {
 }
 
 const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** The server has exited, and so has every process it started that is still in its group. */
+const hasEnded = (child: ChildProcess, pid: number) => hasExited(child) && !processGroupAlive(pid);
+
+async function endedWithin(child: ChildProcess, pid: number, ms: number): Promise<boolean> {
+	const deadline = Date.now() + ms;
+	if (!(await exitWithin(child, ms))) return false;
+	while (processGroupAlive(pid)) {
+		if (Date.now() >= deadline) return false;
+		await delay(GROUP_POLL_MS);
+	}
+	return true;
+}
 
 function exitWithin(child: ChildProcess, ms: number): Promise<boolean> {
 	if (hasExited(child)) return Promise.resolve(true);

@@ -7,6 +7,7 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createRedactor } from '../json/redact';
 import { OWN_PACKAGE } from '../util/manifest';
+import { timerMs } from '../util/timers';
 import {
 	secretsOf,
 	type HttpServerConfig,
@@ -153,10 +154,10 @@ async function connectOver(
 						`Connecting timed out after ${connectTimeoutMs} ms: the server did not complete the MCP handshake`,
 					),
 				),
-			leftMs,
+			timerMs(leftMs),
 		);
 	});
-	const connecting = client.connect(transport, { timeout: leftMs });
+	const connecting = client.connect(transport, { timeout: timerMs(leftMs) });
 	connecting.catch(() => undefined);
 	try {
 		await Promise.race([connecting, deadline]);

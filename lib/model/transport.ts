@@ -3,6 +3,7 @@ import { headerSecrets } from '../http/headerSecrets';
 import { EgressRefused, InvalidRedirect } from '../http/outbound';
 import { excerpt } from '../json/value';
 import { redact } from '../json/redact';
+import { timerMs } from '../util/timers';
 import { ModelApiError } from './errors';
 import { streamedEvents } from './events';
 import {
@@ -299,9 +300,6 @@ function connectionError(
 	return new ModelApiError(redact(`${what}: ${message}`, secrets), 'connection');
 }
 
-/** Node's timers hold at most this (about 24.8 days); a longer one would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * Aborts an attempt when the caller cancels, or when the timeout passes without the answer
  * starting (or, once streaming, without a new event); remembers which of the two it was.
@@ -329,17 +327,14 @@ class AttemptTimer {
 	restart(): void {
 		clearTimeout(this.timeout);
 		if (this.reason) return;
-		this.timeout = setTimeout(
-			() => {
-				this.abort(
-					new ModelApiError(
-						`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
-						'timeout',
-					),
-				);
-			},
-			Math.min(this.options.timeoutMs, MAX_TIMER_MS),
-		);
+		this.timeout = setTimeout(() => {
+			this.abort(
+				new ModelApiError(
+					`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
+					'timeout',
+				),
+			);
+		}, timerMs(this.options.timeoutMs));
 	}
 
 	stop(): void {

@@ -1,5 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { ConnectionPool } from '../../lib/mcp';
+import type { StdioServerConfig } from '../../lib/mcp/config';
 import {
+	childEnv,
+	FAULT_SERVER,
+	faultServerArgs,
 	faultStdio,
 	isProcessAlive,
 	listTestServerProcesses,
@@ -142,6 +147,19 @@ describe('ConnectionPool', () => {
 		expect(await attempt).toBeInstanceOf(Error);
 	});
 
+	it('holds timeouts longer than a Node timer can (about 24.8 days) instead of firing at once', async () => {
+		const forever = 3_000_000_000;
+		const pool = poolWith({ connectTimeoutMs: forever });
+		const result = await pool.use(faultStdio({ name: 'patient' }), (connection) =>
+			connection.callTool(
+				'slow',
+				{ ms: 300, progress: true },
+				{ timeoutMs: forever, maxTotalMs: forever },
+			),
+		);
+		expect(result.content).toEqual([{ type: 'text', text: 'waited 300 ms' }]);
+	});
+
 	it('ends a Streamable HTTP session on the server when it closes the connection', async () => {
 		const server = await startHttpServer('fault');
 		const pool = poolWith({});
@@ -164,3 +182,78 @@ describe('ConnectionPool', () => {
 		);
 	});
 });
+
+describe('a server started through a wrapper (sh -c, as npx or uv run start theirs)', () => {
+	// The shell stays as the server's parent: it has a command left to run after the server.
+	const wrapped = (name: string): StdioServerConfig => ({
+		transport: 'stdio',
+		command: 'sh',
+		args: [
+			'-c',
+			'"$0" "$@"; echo "wrapper: server exited" >&2',
+			process.execPath,
+			FAULT_SERVER,
+			...faultServerArgs({ name, hostile: true }),
+		],
+		env: childEnv(),
+	});
+
+	/** The wrapper's pid (the one spawned) and the server's (its child). */
+	const pidsOf = (pool: ConnectionPool, config: StdioServerConfig) =>
+		pool.use(config, async (connection) => {
+			const result = await connection.callTool('pid', {}, { timeoutMs: 10_000 });
+			const { pid } = result.structuredContent as { pid: number };
+			return { wrapper: connection.pid!, server: pid };
+		});
+
+	it('kills the server, not only its wrapper, when the server stops answering', async () => {
+		const pool = poolWith({});
+		const config = wrapped('wrapped-frozen');
+		const { wrapper, server } = await pidsOf(pool, config);
+		expect(server).not.toBe(wrapper);
+		const frozen = await pool.use(config, (connection) =>
+			connection.callTool('freeze', {}, { timeoutMs: 500 }).catch((error: Error) => error),
+		);
+		expect(frozen).toBeInstanceOf(Error);
+		await waitUntil(() => !isProcessAlive(server), 'the frozen server is killed');
+		expect(isProcessAlive(wrapper)).toBe(false);
+	});
+
+	it('ends the server on close when it will not stop by itself', async () => {
+		const pool = poolWith({});
+		const config = wrapped('wrapped-closed');
+		const { wrapper, server } = await pidsOf(pool, config);
+		// Frozen mid-call: stdin closed and SIGTERM reach nothing, SIGKILL must reach the server.
+		const call = pool
+			.use(config, (connection) => connection.callTool('freeze', {}, { timeoutMs: 60_000 }))
+			.catch((error: Error) => error);
+		await waitUntil(() => processState(server) === 'T', 'the server has stopped itself');
+		await pool.closeAll();
+		expect(isProcessAlive(server)).toBe(false);
+		expect(isProcessAlive(wrapper)).toBe(false);
+		expect(await call).toBeInstanceOf(Error);
+	});
+
+	it('signals the server too when the host process exits', async () => {
+		const pool = poolWith({});
+		const config = wrapped('wrapped-exit');
+		const { server } = await pidsOf(pool, config);
+		const connection = await pool.use(config, async (current) => current);
+		pool.killProcesses();
+		await waitUntil(() => !isProcessAlive(server), 'the server is gone');
+		// Not the end of its stdin (the transport closes it once the wrapper is gone): the signal.
+		await waitUntil(
+			() => connection.stderrTail().includes('fault-server: SIGTERM'),
+			'the server tells it got SIGTERM',
+		);
+	});
+});
+
+/** The state letter of a process on Linux (R, S, T for stopped…). */
+function processState(pid: number): string | undefined {
+	try {
+		return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+	} catch {
+		return undefined;
+	}
+}

@@ -750,7 +750,12 @@ function serveHttp(port) {
 	httpServer.on('error', (error) => fatal(error.message));
 }
 
-for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(0));
+for (const signal of ['SIGTERM', 'SIGINT'])
+	process.on(signal, () => {
+		// Tests read this on stderr to see which signal reached the server.
+		console.error(`fault-server: ${signal}`);
+		process.exit(0);
+	});
 
 if (options.mute) setInterval(() => {}, 60_000);
 else if (options.http === undefined) await serveStdio();
