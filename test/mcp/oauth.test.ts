@@ -145,6 +145,24 @@ describe('OAuth 2.1 against a protected MCP server', () => {
 		expect(textOf(result)).toBe('over sse');
 	});
 
+	it('over the legacy SSE transport, tells a refused message as the server refused it, not as an OAuth step', async () => {
+		const stored = await connectedCredential(server);
+		const config = {
+			...httpConfig(server.sse, { tokens: stored.tokens, client: stored.client }),
+			mode: 'sse' as const,
+		};
+		const pool = newPool();
+		const before = await server.stats();
+		const failure = pool.use(config, (connection) =>
+			connection.callTool('write', {}, { timeoutMs: 5_000 }),
+		);
+		// The SDK's SSE transport does not step up on a 403 as Streamable HTTP does.
+		await expect(failure).rejects.toThrow(
+			'The MCP server refused the request for lack of OAuth scope (insufficient_scope): it needs "mcp:tools mcp:write". Reconnect the credential with that scope.',
+		);
+		expect((await server.stats()).registrations).toBe(before.registrations);
+	});
+
 	it('keys the pool on the authorization, not on its current token', () => {
 		const id = randomUUID();
 		const first = httpConfig(server.mcp, {

@@ -240,7 +240,19 @@ function stepOf(target: URL, init: RequestInit | undefined, serverUrl: URL): OAu
 	if (init?.body instanceof URLSearchParams) {
 		return init.body.get('grant_type') === 'refresh_token' ? 'refresh' : 'token';
 	}
-	return 'registration';
+	// A legacy SSE server takes its messages at an endpoint of its own: only client metadata registers.
+	return isClientMetadata(init?.body) ? 'registration' : undefined;
+}
+
+/** A dynamic client registration's body: client metadata (RFC 7591), which names its redirect URIs. */
+function isClientMetadata(body: unknown): boolean {
+	if (typeof body !== 'string' || !body.includes('"redirect_uris"')) return false;
+	try {
+		const parsed = JSON.parse(body) as Record<string, unknown>;
+		return Array.isArray(parsed.redirect_uris) && parsed.jsonrpc === undefined;
+	} catch {
+		return false;
+	}
 }
 
 function sameEndpoint(a: URL, b: URL): boolean {
