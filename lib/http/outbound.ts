@@ -141,8 +141,9 @@ const MAX_REDIRECTS = 20;
  * connections kept alive and reused per origin, the proxy settings of the environment,
  * the configured headers for the server's own origin only (the SDK follows redirects within the
  * origin only, and the authorization server is another origin), a deadline on requests that carry
- * no abort signal of their own, so a silent server cannot hang a connect, and the host's egress
- * policy for every URL, proxy and redirect.
+ * no abort signal of their own, so a silent server cannot hang a connect, the host's egress
+ * policy for every URL, proxy and redirect, and redirects followed hop by hop, a hop to another
+ * origin taking no header that could hold a credential.
  */
 export function outboundFetch(options: OutboundOptions): Fetch {
 	const proxy = options.proxy ?? proxySettingsFrom();
@@ -159,9 +160,9 @@ export function outboundFetch(options: OutboundOptions): Fetch {
 		return fetch(target, { ...init, headers, signal, dispatcher });
 	};
 	const { egress } = options;
-	if (!egress) return (url, init) => send(new URL(url), init);
 	return (url, init) => {
-		// Under a policy each hop is checked before it is requested: fetch must not follow on its own.
+		// Each hop is checked against the policy, and its headers chosen, before it is requested:
+		// fetch would follow to another origin with every header but Authorization and Cookie.
 		const follow = (init?.redirect ?? 'follow') === 'follow';
 		const request: RequestInit = follow ? { ...init, redirect: 'manual' } : { ...init };
 		return following(new URL(url), request, send, follow ? fetchHop : finalHop, { egress, proxy });

@@ -169,6 +169,28 @@ describe('redirects to another origin', () => {
 		expect(recorder.seen).toEqual([]);
 	});
 
+	it('never carry a credential header a request names there, with or without an egress policy', async () => {
+		const recorder = await startRecorder();
+		const redirector = await startRedirector(recorder.url);
+		for (const egress of [undefined, egressPolicy().filter]) {
+			const send = outboundFetch({
+				serverUrl: new URL(`${redirector}/mcp`),
+				headers: {},
+				uncancellableTimeoutMs: 5_000,
+				egress,
+			});
+			const response = await send(`${redirector}/.well-known/oauth-protected-resource`, {
+				headers: { 'X-Api-Key': 'key-secret-5678', Accept: 'application/json' },
+			});
+			expect(response.status).toBe(404);
+		}
+		expect(recorder.seen).toHaveLength(2);
+		for (const seen of recorder.seen) {
+			expect(seen['x-api-key']).toBeUndefined();
+			expect(seen.accept).toBe('application/json');
+		}
+	});
+
 	it('never carry an OAuth token there', async () => {
 		const server = await startOAuthServer();
 		const recorder = await startRecorder();
