@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../conversation/types';
 import { isRecord, jsonType } from '../json/value';
-import { IN_PLACE_KEYWORDS, inlineLocalRefs } from './refs';
+import { ANNOTATIONS, IN_PLACE_KEYWORDS } from './keywords';
+import { inlineLocalRefs } from './refs';
 import { describeUnexpressed, ONE_OF_NOTE } from './unexpressed';
 
 /**
@@ -123,6 +124,11 @@ function unexpressed(
 	else if (Array.isArray(schema.oneOf) && schema.oneOf.filter((b) => !isNullSchema(b)).length > 1)
 		out.oneOf = ONE_OF_NOTE;
 	if (Array.isArray(schema.allOf)) out.allOf = schema.allOf;
+	if (types.includes('OBJECT')) {
+		const declared = new Set(declaredProperties(schema).map(([name]) => name));
+		const undeclared = requiredNames(schema).filter((name) => !declared.has(name));
+		if (undeclared.length > 0) out.required = undeclared;
+	}
 	return out;
 }
 
@@ -132,10 +138,25 @@ function withAllOfMerged(node: unknown): Record<string, unknown> {
 	return Array.isArray(schema.allOf) ? mergeAllOf(schema, schema.allOf) : schema;
 }
 
+/** Bounds that several allOf schemas set: all of them hold, so the tightest one does. */
+const TIGHTEST: Record<string, (a: number, b: number) => number> = {
+	minimum: Math.max,
+	exclusiveMinimum: Math.max,
+	minLength: Math.max,
+	minItems: Math.max,
+	minProperties: Math.max,
+	maximum: Math.min,
+	exclusiveMaximum: Math.min,
+	maxLength: Math.min,
+	maxItems: Math.min,
+	maxProperties: Math.min,
+};
+
 /**
  * An allOf whose schemas agree on one type and hold no unions becomes one schema: properties and
- * required joined, other keywords from the first schema that has them. Any other allOf stays, to be
- * told in the description.
+ * required joined (a property several declare must meet each of them), the tightest of each bound,
+ * annotations from the first schema that has them. Any other allOf, or one whose schemas give one
+ * keyword different values, stays, to be told in the description.
  */
 function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<string, unknown> {
 	const { allOf: _allOf, ...own } = node;
@@ -150,21 +171,35 @@ function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<str
 	if (!simple) return node;
 	// Maps, not objects: a key such as "__proto__" must stay a key.
 	const merged = new Map<string, unknown>();
-	const properties = new Map<string, unknown>();
+	const properties = new Map<string, unknown[]>();
 	const required: unknown[] = [];
 	for (const schema of schemas) {
 		for (const [key, value] of Object.entries(schema)) {
+			const earlier = merged.get(key);
 			if (key === 'properties' && isRecord(value)) {
 				for (const [name, property] of Object.entries(value))
-					if (!properties.has(name)) properties.set(name, property);
+					properties.set(name, [...(properties.get(name) ?? []), property]);
 			} else if (key === 'required' && Array.isArray(value)) {
 				required.push(...value);
 			} else if (!merged.has(key)) {
 				merged.set(key, value);
+			} else if (Object.hasOwn(TIGHTEST, key) && isFiniteNumber(earlier) && isFiniteNumber(value)) {
+				merged.set(key, TIGHTEST[key](earlier, value));
+			} else if (!ANNOTATIONS.has(key) && JSON.stringify(earlier) !== JSON.stringify(value)) {
+				return node;
 			}
 		}
 	}
-	if (properties.size > 0) merged.set('properties', Object.fromEntries(properties));
+	if (properties.size > 0)
+		merged.set(
+			'properties',
+			Object.fromEntries(
+				[...properties].map(([name, each]) => [
+					name,
+					each.length === 1 ? each[0] : { allOf: each },
+				]),
+			),
+		);
 	if (required.length > 0) merged.set('required', required);
 	return Object.fromEntries(merged);
 }
@@ -227,26 +262,34 @@ function bounds(schema: Record<string, unknown>, type: GeminiType): GeminiSchema
 
 /**
  * Properties (a `false` one forbids the key, so it is left out) and the required names that exist
- * among them. An object that declares properties, or allows none beyond them, keeps a properties
+ * among them (the description tells the others). An object that declares properties, or allows none beyond them, keeps a properties
  * map even when empty: without one Gemini reads an object of any keys.
  */
 function convertObject(schema: Record<string, unknown>): GeminiSchema {
-	const declared = isRecord(schema.properties)
-		? Object.entries(schema.properties).filter(([, value]) => value !== false)
-		: [];
+	const declared = declaredProperties(schema);
 	const names = declared.map(([name]) => name);
-	const required = Array.isArray(schema.required)
-		? schema.required.filter((name) => names.includes(name))
-		: [];
+	const required = requiredNames(schema).filter((name) => names.includes(name));
 	const closed = isRecord(schema.properties) || schema.additionalProperties === false;
 	return {
 		...((declared.length > 0 || closed) && {
 			properties: Object.fromEntries(declared.map(([name, value]) => [name, convert(value)])),
 		}),
-		...(required.length > 0 && { required: [...new Set(required as string[])] }),
+		...(required.length > 0 && { required }),
 		...(isCount(schema.minProperties) && { minProperties: schema.minProperties }),
 		...(isCount(schema.maxProperties) && { maxProperties: schema.maxProperties }),
 	};
+}
+
+/** The properties a Gemini Schema can declare: a `false` one forbids its key, so it is left out. */
+function declaredProperties(schema: Record<string, unknown>): Array<[string, unknown]> {
+	return isRecord(schema.properties)
+		? Object.entries(schema.properties).filter(([, value]) => value !== false)
+		: [];
+}
+
+function requiredNames(schema: Record<string, unknown>): string[] {
+	const names = Array.isArray(schema.required) ? schema.required : [];
+	return [...new Set(names.filter((name): name is string => typeof name === 'string'))];
 }
 
 /** The non-null types a node allows, declared or read off its keywords, and whether it also allows null. */

@@ -1,67 +1,55 @@
 import type { JsonSchema } from '../conversation/types';
 import { isRecord } from '../json/value';
-import { resolvePointer } from './pointer';
+import { DEFINITIONS, mapSubschemas } from './keywords';
+import { resolveRef } from './pointer';
 import { describeUnexpressed } from './unexpressed';
 
-/** `not`, the conditionals and the unevaluated keywords: one schema each, and no field for them in Gemini's Schema. */
-export const IN_PLACE_KEYWORDS = [
-	'not',
-	'if',
-	'then',
-	'else',
-	'unevaluatedItems',
-	'unevaluatedProperties',
-];
-/** Keywords whose value is one schema, a list of schemas, or a map of names to schemas. */
-const ONE = [
-	'items',
-	'additionalItems',
-	'additionalProperties',
-	'contains',
-	'propertyNames',
-	...IN_PLACE_KEYWORDS,
-];
-const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
-const MAP = ['properties', 'patternProperties', 'dependentSchemas'];
-const DEFINITIONS = ['$defs', 'definitions'];
+/**
+ * Refs one schema inlines at most: definitions that refer to each other would otherwise multiply
+ * (five of them, each naming the others, made 19 MB), past what any vendor takes.
+ */
+const MAX_INLINED_REFS = 500;
+
+interface Inlining {
+	root: JsonSchema;
+	maxRecursion: number;
+	/** Refs that may still be inlined. */
+	budget: number;
+}
 
 /**
  * A schema without references, for vendors whose schemas have none (Gemini's Schema object,
  * Ollama's tool structs): each local `$ref` replaced by what it names, its own keywords winning
  * (they say what this use of a shared schema is for), and the definitions left out. A recursive
- * ref (a tree) would inline forever, so it is unrolled `maxRecursion` times and then cut to a
- * value of any type whose description names the ref, so that the model still reads that the
- * nesting goes on; an unresolvable or remote ref (never fetched) is a value of any type.
+ * ref (a tree) would inline forever, so it is unrolled `maxRecursion` times; past that, past the
+ * budget of refs, or when it names nothing here (a remote ref is never fetched), the ref is left a
+ * value of any type whose description names it, so that the model still reads what it refers to.
  */
 export function inlineLocalRefs(schema: JsonSchema, maxRecursion = 2): JsonSchema {
-	return inline(schema, schema, [], maxRecursion) as JsonSchema;
+	const inlining: Inlining = { root: schema, maxRecursion, budget: MAX_INLINED_REFS };
+	return inline(schema, inlining, []) as JsonSchema;
 }
 
-function inline(node: unknown, root: JsonSchema, expanding: string[], max: number): unknown {
+function inline(node: unknown, inlining: Inlining, expanding: string[]): unknown {
 	if (!isRecord(node)) return node;
 	let schema = node;
 	let path = expanding;
 	while (typeof schema.$ref === 'string') {
 		const { $ref: ref, ...siblings } = schema;
-		if (path.filter((seen) => seen === ref).length >= max)
-			return { description: describeUnexpressed(undefined, { $ref: ref }) };
-		const target = resolvePointer(root, ref);
+		const target = resolveRef(inlining.root, ref);
+		const unrolled = path.filter((seen) => seen === ref).length >= inlining.maxRecursion;
+		if (!(isRecord(target) || target === true) || unrolled || inlining.budget <= 0) {
+			const description =
+				typeof siblings.description === 'string' ? siblings.description : undefined;
+			schema = { ...siblings, description: describeUnexpressed(description, { $ref: ref }) };
+			break;
+		}
+		inlining.budget--;
 		path = [...path, ref];
 		schema = { ...(isRecord(target) ? target : {}), ...siblings };
 	}
-	const within = (value: unknown) => inline(value, root, path, max);
-	const entries = Object.entries(schema).flatMap(([key, value]): Array<[string, unknown]> => {
-		if (DEFINITIONS.includes(key)) return [];
-		if (LIST.includes(key) && Array.isArray(value)) return [[key, value.map(within)]];
-		if (ONE.includes(key)) return [[key, within(value)]];
-		if (MAP.includes(key) && isRecord(value))
-			return [
-				[
-					key,
-					Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, within(inner)])),
-				],
-			];
-		return [[key, value]];
-	});
-	return Object.fromEntries(entries);
+	const withoutDefinitions = Object.fromEntries(
+		Object.entries(schema).filter(([key]) => !DEFINITIONS.includes(key)),
+	);
+	return mapSubschemas(withoutDefinitions, (inner) => inline(inner, inlining, path));
 }

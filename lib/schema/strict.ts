@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../conversation/types';
 import { isRecord, jsonType } from '../json/value';
+import { ANNOTATIONS, DEFINITIONS } from './keywords';
 import { resolvePointer } from './pointer';
 import { describeUnexpressed } from './unexpressed';
 
@@ -41,18 +42,6 @@ const UNSUPPORTED = [
 	'$recursiveRef',
 	'$recursiveAnchor',
 ];
-// Keywords that only describe; they may sit beside `$ref` or a flattened `allOf`.
-const ANNOTATIONS = new Set([
-	'title',
-	'description',
-	'default',
-	'examples',
-	'$comment',
-	'readOnly',
-	'writeOnly',
-	'deprecated',
-]);
-const DEFINITIONS = ['$defs', 'definitions'];
 /** The string formats strict mode supports; any other is refused with a 400 ("'uri' is not a valid format"). */
 const STRICT_FORMATS = new Set([
 	'date-time',
@@ -182,8 +171,8 @@ function nullable(schema: JsonSchema, root: JsonSchema): JsonSchema {
 		return { anyOf: [schema, { type: 'null' }] };
 	const types = [schema.type].flat();
 	const out: JsonSchema = { ...schema, type: types.includes('null') ? types : [...types, 'null'] };
-	if (Array.isArray(schema.enum)) out.enum = [...schema.enum, null];
-	if ('const' in schema) {
+	if (Array.isArray(schema.enum) && !schema.enum.includes(null)) out.enum = [...schema.enum, null];
+	if ('const' in schema && schema.const !== null) {
 		delete out.const;
 		out.enum = [schema.const, null];
 	}
@@ -195,9 +184,12 @@ function admitsNull(schema: unknown, root: JsonSchema): boolean {
 	const target = follow(schema, root);
 	if (!isRecord(target)) return target === true;
 	if (Array.isArray(target.anyOf)) return target.anyOf.some((branch) => admitsNull(branch, root));
-	if ('const' in target) return target.const === null;
-	if (Array.isArray(target.enum)) return target.enum.includes(null);
-	if (target.type !== undefined) return hasType(target, 'null');
+	// Each of const, enum and type that is there must let null through: {type: 'string', enum: ['a', null]} does not.
+	const verdicts: boolean[] = [];
+	if ('const' in target) verdicts.push(target.const === null);
+	if (Array.isArray(target.enum)) verdicts.push(target.enum.includes(null));
+	if (target.type !== undefined) verdicts.push(hasType(target, 'null'));
+	if (verdicts.length > 0) return verdicts.every(Boolean);
 	return Object.keys(target).every((key) => ANNOTATIONS.has(key));
 }
 

@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { canonicalJson } from '../json/canonical';
 import { jsonText } from '../json/stringify';
 import type { JsonSchema } from '../conversation/types';
+import { fromDraft04 } from './olderDrafts';
 
 export interface SchemaIssue {
 	/** JSON Pointer into the checked value ("" is the value itself). */
@@ -28,8 +29,8 @@ const ROOT_ID = 'urn:tool-schema:root';
 /**
  * Checks values against JSON Schemas with ajv. Each distinct schema is compiled once and cached
  * by its canonical JSON, so a tool called for 100 items costs one compilation.
- * Draft 2020-12 unless `$schema` names an older draft; vendor keywords (`x-…`) are tolerated;
- * remote `$ref`s are never fetched.
+ * Draft 2020-12 unless `$schema` names an older draft, and draft 7 for a schema only an older draft
+ * reads; vendor keywords (`x-…`) are tolerated; remote `$ref`s are never fetched.
  */
 export class SchemaValidator {
 	private readonly draft2020 = withFormats(new Ajv2020(ajvOptions()));
@@ -68,11 +69,19 @@ export class SchemaValidator {
 		// A schema that refers to its own root ("$ref": "#", a tree) resolves it only under an id;
 		// as no schema is registered (addUsedSchema: false), one id serves every schema without one.
 		const rooted = rest.$id === undefined ? { $id: ROOT_ID, ...rest } : rest;
-		try {
-			return { validate: ajv.compile(rooted) };
-		} catch (error) {
-			return { error: (error as Error).message };
-		}
+		const compiled = compiledBy(ajv, rooted);
+		if ('validate' in compiled) return compiled;
+		// Servers write older drafts without naming them: tuple `items`, draft 4's boolean bounds.
+		const older = compiledBy(this.draft07, fromDraft04(rooted));
+		return 'validate' in older ? older : compiled;
+	}
+}
+
+function compiledBy(ajv: Ajv, schema: unknown): Compiled {
+	try {
+		return { validate: ajv.compile(schema as JsonSchema) };
+	} catch (error) {
+		return { error: (error as Error).message };
 	}
 }
 
@@ -106,7 +115,10 @@ function toIssue(error: ErrorObject): SchemaIssue {
 	let message = error.message ?? 'is invalid';
 	if (error.keyword === 'additionalProperties')
 		message = `has an undeclared property '${String(params.additionalProperty)}'`;
+	if (error.keyword === 'unevaluatedProperties')
+		message = `has an undeclared property '${String(params.unevaluatedProperty)}'`;
 	if (error.keyword === 'enum') message = `must be one of ${JSON.stringify(params.allowedValues)}`;
+	if (error.keyword === 'const') message = `must be ${JSON.stringify(params.allowedValue)}`;
 	return { instancePath: error.instancePath, schemaPath: error.schemaPath, message };
 }
 

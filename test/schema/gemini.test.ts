@@ -258,7 +258,7 @@ describe('toGeminiSchema', () => {
 		expect(property({ description: 'anything' })).toEqual({ description: 'anything' });
 	});
 
-	it('gives every array items, tells tuples and map values, and drops forbidden and undeclared names', () => {
+	it('gives every array items, tells tuples and map values, drops forbidden names and tells undeclared required ones', () => {
 		expect(property({ type: 'array' })).toEqual({ type: 'ARRAY', items: {} });
 		expect(property({ type: 'array', items: [{ type: 'string' }] })).toEqual({
 			type: 'ARRAY',
@@ -283,6 +283,7 @@ describe('toGeminiSchema', () => {
 			type: 'OBJECT',
 			properties: { a: { type: 'STRING' } },
 			required: ['a'],
+			description: 'JSON Schema: {"required":["gone","missing"]}',
 		});
 	});
 
@@ -303,9 +304,51 @@ describe('toGeminiSchema', () => {
 			from: { type: 'STRING', description: 'A city' },
 			to: { type: 'STRING', description: 'Where to' },
 			n: { type: 'INTEGER' },
-			remote: {},
-			broken: {},
+			remote: { description: 'JSON Schema: {"$ref":"https://example.com/schema.json"}' },
+			broken: { description: 'JSON Schema: {"$ref":"#/$defs/Nope"}' },
 		});
+	});
+
+	it('inlines refs to an anchor, to the $id of a definition and to a name with a % in it', () => {
+		const schema = {
+			type: 'object',
+			$defs: {
+				Leaf: { $anchor: 'leaf', type: 'string' },
+				Item: { $id: 'item.json', type: 'integer' },
+				'50%': { type: 'boolean' },
+			},
+			properties: {
+				leaf: { $ref: '#leaf' },
+				item: { $ref: 'item.json' },
+				half: { $ref: '#/$defs/50%' },
+				encoded: { $ref: '#/$defs/50%25' },
+			},
+		};
+		expect(toGeminiSchema(schema).properties).toEqual({
+			leaf: { type: 'STRING' },
+			item: { type: 'INTEGER' },
+			half: { type: 'BOOLEAN' },
+			encoded: { type: 'BOOLEAN' },
+		});
+	});
+
+	it('inlines a bounded number of refs when definitions refer to each other', () => {
+		const names = ['A', 'B', 'C', 'D', 'E'];
+		const $defs = Object.fromEntries(
+			names.map((name) => [
+				name,
+				object(Object.fromEntries(names.map((other) => [other, { $ref: `#/$defs/${other}` }]))),
+			]),
+		);
+		const converted = toGeminiSchema({
+			type: 'object',
+			$defs,
+			properties: { a: { $ref: '#/$defs/A' } },
+		});
+		const text = JSON.stringify(converted);
+		expect(text.length).toBeLessThan(200_000);
+		// Past the budget the refs are named, not dropped.
+		expect(text).toContain('JSON Schema: {\\"$ref\\":\\"#/$defs/');
 	});
 
 	it('unrolls a recursive ref twice and then cuts it to a value of any type that names the ref', () => {
@@ -364,6 +407,26 @@ describe('toGeminiSchema', () => {
 		expect(property({ type: 'object', allOf: [{ anyOf: [{ required: ['a'] }] }] })).toEqual({
 			type: 'OBJECT',
 			description: 'JSON Schema: {"allOf":[{"anyOf":[{"required":["a"]}]}]}',
+		});
+	});
+
+	it('keeps what every allOf schema asks of a property and the tightest of their bounds', () => {
+		const merged = property({
+			type: 'object',
+			allOf: [
+				object({ name: { type: 'string', maxLength: 10 } }, { minProperties: 1 }),
+				object({ name: { minLength: 2, maxLength: 8 } }, { minProperties: 2 }),
+			],
+		});
+		expect(merged).toEqual({
+			type: 'OBJECT',
+			properties: { name: { type: 'STRING', minLength: 2, maxLength: 8 } },
+			minProperties: 2,
+		});
+		// Two patterns cannot be one: the allOf is told whole.
+		expect(property({ allOf: [{ pattern: '^a' }, { pattern: 'z$' }], type: 'string' })).toEqual({
+			type: 'STRING',
+			description: 'JSON Schema: {"allOf":[{"pattern":"^a"},{"pattern":"z$"}]}',
 		});
 	});
 });

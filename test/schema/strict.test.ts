@@ -587,4 +587,17 @@ describe('dropAddedNulls', () => {
 		expect(strictSchema.required).toEqual(['q', 'limit']);
 		expect(dropAddedNulls({ q: 'x', limit: null }, original)).toEqual({ q: 'x' });
 	});
+
+	it('reads null as allowed only where type, enum and const all allow it', () => {
+		const original = object({
+			unit: { type: 'string', enum: ['C', null] },
+			either: { type: ['string', 'null'], enum: ['C', null] },
+		});
+		const strictSchema = strict(original);
+		expect(strictSchema.properties).toEqual({
+			unit: { type: ['string', 'null'], enum: ['C', null] },
+			either: { type: ['string', 'null'], enum: ['C', null] },
+		});
+		expect(dropAddedNulls({ unit: null, either: null }, original)).toEqual({ either: null });
+	});
 });

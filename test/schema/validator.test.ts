@@ -92,6 +92,47 @@ describe('SchemaValidator', () => {
 		expect(validator.check(draft2020, [1]).status).toBe('invalid');
 	});
 
+	it('checks tuples and draft 4 bounds that a schema does not name its draft for', () => {
+		const validator = new SchemaValidator();
+		const tuple = {
+			type: 'object',
+			properties: { pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] } },
+		};
+		expect(validator.check(tuple, { pair: ['a', 1] }).status).toBe('valid');
+		expect(validator.check(tuple, { pair: [1, 'a'] }).status).toBe('invalid');
+		for (const $schema of [undefined, 'http://json-schema.org/draft-04/schema#']) {
+			const draft04 = {
+				...($schema && { $schema }),
+				id: 'http://example.com/limits',
+				type: 'object',
+				properties: {
+					below: { type: 'number', maximum: 5, exclusiveMaximum: true },
+					upTo: { type: 'number', maximum: 5, exclusiveMaximum: false },
+				},
+			};
+			expect(validator.check(draft04, { below: 4.9, upTo: 5 }).status).toBe('valid');
+			expect(validator.check(draft04, { below: 5 })).toEqual({
+				status: 'invalid',
+				issues: [expect.objectContaining({ instancePath: '/below', message: 'must be < 5' })],
+			});
+			expect(validator.check(draft04, { upTo: 5.1 }).status).toBe('invalid');
+		}
+	});
+
+	it('says which value const asks for and which property is undeclared', () => {
+		const validator = new SchemaValidator();
+		const schema = {
+			type: 'object',
+			properties: { kind: { const: 'order' } },
+			unevaluatedProperties: false,
+		};
+		const result = validator.check(schema, { kind: 'refund', extra: 1 });
+		expect(result.status === 'invalid' && result.issues.map((issue) => issue.message)).toEqual([
+			'must be "order"',
+			"has an undeclared property 'extra'",
+		]);
+	});
+
 	it('tolerates vendor keywords and reuse of one $id by different schemas', () => {
 		const validator = new SchemaValidator();
 		expect(
