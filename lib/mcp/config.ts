@@ -61,9 +61,19 @@ export function secretsOf(config: McpServerConfig): string[] {
 	return [...headerSecrets(config.headers), ...(config.oauth?.secrets() ?? [])];
 }
 
-/** A label for messages: never the headers or environment. */
+/**
+ * A label for messages: never the headers or environment, nor a URL's user, password or query
+ * values (where keys are often passed: `?api_key=…`).
+ */
 export function describeConfig(config: McpServerConfig): string {
 	return config.transport === 'stdio'
 		? `stdio: ${[config.command, ...config.args].join(' ')}`
-		: `${config.mode === 'auto' ? 'HTTP' : config.mode}${config.oauth ? ' (OAuth)' : ''}: ${config.url}`;
+		: `${config.mode === 'auto' ? 'HTTP' : config.mode}${config.oauth ? ' (OAuth)' : ''}: ${withoutCredentials(config.url)}`;
+}
+
+function withoutCredentials(url: string): string {
+	const parsed = URL.parse(url);
+	if (!parsed) return url;
+	const query = [...parsed.searchParams.keys()].map((name) => `${name}=…`).join('&');
+	return `${parsed.origin}${parsed.pathname}${query && `?${query}`}`;
 }

@@ -27,7 +27,7 @@ import {
 	ResultTooLargeError,
 } from './callErrors';
 import { connectClient, type ConnectedClient } from './transport';
-import { describeConfig, type McpServerConfig } from './config';
+import type { McpServerConfig } from './config';
 import type { ElicitationOptions } from './serverRequests';
 import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport, type SpawnedProcess } from './stdioTransport';
 
@@ -122,7 +122,6 @@ export class McpConnection {
 	private constructor(
 		private readonly connected: ConnectedClient,
 		readonly server: ServerIdentity,
-		readonly description: string,
 	) {
 		connected.client.onclose = () => this.markDead();
 		connected.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
@@ -144,7 +143,7 @@ export class McpConnection {
 			protocolVersion: connected.protocolVersion,
 			transport: connected.transportName,
 		};
-		return new McpConnection(connected, server, describeConfig(config));
+		return new McpConnection(connected, server);
 	}
 
 	get isAlive(): boolean {

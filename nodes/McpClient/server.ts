@@ -39,12 +39,11 @@ export async function withConnection<T>(
 	} catch (error) {
 		if (connected) throw new NodeOperationError(context.getNode(), error as Error);
 		// A server that fails to start may print the secret it was given (stderr is part of the message).
+		const secrets = secretsOf(config);
 		throw new NodeOperationError(
 			context.getNode(),
-			`Could not connect to the MCP server (${describeConfig(config)})`,
-			{
-				description: redact((error as Error).message, secretsOf(config)),
-			},
+			redact(`Could not connect to the MCP server (${describeConfig(config)})`, secrets),
+			{ description: redact((error as Error).message, secrets) },
 		);
 	}
 }

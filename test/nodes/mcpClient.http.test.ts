@@ -146,6 +146,19 @@ describe('MCP Client over HTTP', () => {
 		expectNoSecret(failed, 'List Tools');
 		expect(JSON.stringify(failed.nodes)).not.toContain(wrongToken);
 
+		// A key in the URL's query is named, never shown.
+		const keyed = await mcp.runMcpChain([listTools()], {
+			credentials: {
+				mcpHttpServerApi: mcp.httpCredential(`${bearerServer.url}?api_key=query-key-90d1`, {
+					token: wrongToken,
+				}),
+			},
+		});
+		expect(errorOf(keyed, 'List Tools')?.message).toBe(
+			`Could not connect to the MCP server (HTTP: ${bearerServer.url}?api_key=…)`,
+		);
+		expect(JSON.stringify(keyed.nodes)).not.toContain('query-key-90d1');
+
 		const kept = await mcp.runMcpChain([execute({ onError: 'continueRegularOutput' })], {
 			credentials,
 			inputItems: [{ json: { ticket: 7, toolCalls: [call('echo', { text: 'x' })] } }],
