@@ -8,8 +8,9 @@
  *   2. in `n8n start` (e2e/phases/served.ts): examples/webhook-agent.json published and called over
  *      HTTP, then what the editor asks of the package there; examples/scheduled-inbox-summary.json
  *      published (its imported copy runs every 10 seconds, on the real MCP filesystem server);
- *      the approval example, one call approved and one declined (e2e/phases/approval.ts); the
- *      editor in Chromium (e2e/browser.ts); a remote MCP server behind OAuth 2.1 (e2e/phases/oauth.ts);
+ *      the approval example, two calls of one run approved and one declined
+ *      (e2e/phases/approval.ts); the editor in Chromium (e2e/browser.ts); a remote MCP server
+ *      behind OAuth 2.1 (e2e/phases/oauth.ts);
  *   3. n8n's queue mode (e2e/phases/queue.ts): PostgreSQL and Redis (Debian's packages) started on
  *      loopback ports, an `n8n start` main and two `n8n worker`s, the package installed into each
  *      one's user folder; examples/webhook-agent.json answers 20 calls, 10 of them at once, all run

@@ -55,19 +55,24 @@ export const SCENARIOS: Record<
 			reply.text('1.5 + 2.25 = 3.75'),
 		],
 	},
-	// examples/approval-agent.json on folder --inbox, run twice: each run writes a file (a call the
-	// example holds for a person), then answers with what the tool message said.
+	// examples/approval-agent.json on folder --inbox, run twice: the first run writes two files one
+	// after the other, the second one file (calls the example holds for a person), then each answers.
 	approval: {
 		answer: 'Done as decided.',
 		turns: ({ inbox }) =>
-			[1, 2].flatMap((run) => [
-				reply.toolCalls([
-					{
-						id: `call_write_${run}`,
-						name: 'write_file',
-						arguments: JSON.stringify({ path: `${inbox}/note-${run}.txt`, content: `note ${run}` }),
-					},
-				]),
+			[['1', '1b'], ['2']].flatMap((notes) => [
+				...notes.map((note) =>
+					reply.toolCalls([
+						{
+							id: `call_write_${note}`,
+							name: 'write_file',
+							arguments: JSON.stringify({
+								path: `${inbox}/note-${note}.txt`,
+								content: `note ${note}`,
+							}),
+						},
+					]),
+				),
 				reply.text(SCENARIOS.approval.answer),
 			]),
 	},

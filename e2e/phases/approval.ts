@@ -1,7 +1,8 @@
 /**
  * examples/approval-agent.json in `n8n start`: a webhook agent whose file writes (tools the MCP
- * filesystem server annotates destructive) wait for a person. Run once, the person approves through
- * the execution's resume URL and the file is written; run again, the person declines and the
+ * filesystem server annotates destructive) wait for a person. Run once, the person approves two
+ * writes one after the other through the execution's resume URL, the second asked for in the
+ * answer to the first POST, and both files are written; run again, the person declines and the
  * model's next request carries the declined message; no file is written.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -77,21 +78,23 @@ export async function approvalPhase(
 			}
 		}
 		workflowId = await publishWorkflow(n8n, example);
+		const answer = JSON.parse(readFileSync(standIn.state, 'utf8')).answer as string;
 		const limit = 60_000 * ctx.scale;
 
-		for (const [run, decision] of [
-			[1, { callId: 'call_write_1', approved: true, by: 'e2e@example.com' }],
-			[
-				2,
-				{
-					callId: 'call_write_2',
-					approved: false,
-					by: 'e2e@example.com',
-					note: 'No new notes today.',
-				},
-			],
+		const approve = (callId: string) => ({ callId, approved: true, by: 'e2e@example.com' });
+		const decline = (callId: string) => ({
+			callId,
+			approved: false,
+			by: 'e2e@example.com',
+			note: 'No new notes today.',
+		});
+		// Run 1 asks twice within one execution: the second request for a decision is the answer to
+		// the person's first POST.
+		for (const [run, decisions] of [
+			[1, [approve('call_write_1'), approve('call_write_1b')]],
+			[2, [decline('call_write_2')]],
 		] as const) {
-			const what = decision.approved ? 'approved' : 'declined';
+			const first = decisions[0];
 			const request = await callWebhook(n8n, 'approve', { request: `Write note ${run}.` }, limit);
 			const waiting = await executionWith(n8n, workflowId, run, 'waiting', limit);
 			const held = waiting?.status === 'waiting' ? await executionData(n8n, waiting.id) : undefined;
@@ -101,34 +104,56 @@ export async function approvalPhase(
 			results.check(
 				`approval: run ${run} waits for a person, the write_file call held with approval.requested`,
 				request.status === 200 &&
-					request.json?.needsApproval?.[0]?.callId === decision.callId &&
+					request.json?.needsApproval?.[0]?.callId === first.callId &&
 					asked?.length === 1 &&
-					asked[0].callId === decision.callId &&
+					asked[0].callId === first.callId &&
 					asked[0].tool === 'write_file' &&
 					!existsSync(join(notes, `note-${run}.txt`)),
 				`webhook HTTP ${request.status} ${request.text.slice(0, 300)}; execution ${waiting?.id}: ${waiting?.status}; asked ${JSON.stringify(asked)}`,
 			);
 			if (waiting?.status !== 'waiting') continue;
-			// The example answers the request with the calls to decide and where to post the decisions.
-			const decide =
-				typeof request.json?.decide === 'string'
-					? request.json.decide
-					: `${n8n.baseUrl}/webhook-waiting/${waiting.id}`;
-			const resumed = await send(
-				decide,
-				{
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify({ decisions: [decision] }),
-				},
-				limit,
-			);
+			// The example answers with the calls to decide and where to post the decisions; the answer
+			// to that POST is the model's answer, or the next calls to decide.
+			let asking = request;
+			for (const [index, decision] of decisions.entries()) {
+				// The answer comes as Ask for Approval runs, a moment before the execution waits again;
+				// a POST in that moment is refused (409, running already), as n8n refuses any.
+				if (index > 0) await executionWith(n8n, workflowId, run, 'waiting', limit);
+				if (index > 0)
+					results.check(
+						`approval: run ${run}, a second call within the execution asks the person again, in the answer to their POST`,
+						asking.status === 200 &&
+							asking.json?.needsApproval?.[0]?.callId === decision.callId &&
+							typeof asking.json?.decide === 'string',
+						`HTTP ${asking.status} ${asking.text.slice(0, 300)}`,
+					);
+				const decide =
+					typeof asking.json?.decide === 'string'
+						? asking.json.decide
+						: `${n8n.baseUrl}/webhook-waiting/${waiting.id}`;
+				asking = await send(
+					decide,
+					{
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify({ decisions: [decision] }),
+					},
+					limit,
+				);
+			}
 			const ended = await executionWith(n8n, workflowId, run, 'success', limit);
-			const written = existsSync(join(notes, `note-${run}.txt`));
+			const written = ['note-1.txt', 'note-1b.txt', 'note-2.txt'].filter((file) =>
+				existsSync(join(notes, file)),
+			);
+			const what = first.approved ? 'approved' : 'declined';
 			results.check(
-				`approval: run ${run}, ${what} through the execution's resume URL, ends with the model's answer${decision.approved ? ' and the file written' : ' and no file'}`,
-				resumed.status === 200 && ended?.status === 'success' && written === decision.approved,
-				`resume HTTP ${resumed.status} ${resumed.text.slice(0, 200)}; execution ${ended?.id}: ${ended?.status}; file written: ${written}`,
+				`approval: run ${run}, ${what} through the execution's resume URL, ends with the model's answer (the answer to the person's last POST)${first.approved ? ' and the files written' : ' and no file'}`,
+				asking.status === 200 &&
+					asking.json?.answer === answer &&
+					ended?.status === 'success' &&
+					// The approved run wrote both of its notes, the declined one none.
+					written.join() === 'note-1.txt,note-1b.txt',
+				`resume HTTP ${asking.status} ${asking.text.slice(0, 200)}; execution ${ended?.id}: ${ended?.status}; files written: ${written.join(', ')}`,
 			);
 		}
 	} finally {
@@ -144,12 +169,13 @@ export async function approvalPhase(
 			?.content;
 	results.check(
 		"approval: the model's next request carries the tool's result when approved, and the person's refusal and reason when declined",
-		requests.length === 4 &&
+		requests.length === 5 &&
 			/^Successfully wrote/.test(String(toolMessage(1))) &&
+			/^Successfully wrote/.test(String(toolMessage(2))) &&
 			/^A person \(e2e@example.com\) declined this call.*No new notes today\./.test(
-				String(toolMessage(3)),
+				String(toolMessage(4)),
 			),
-		`${requests.length} model requests; after approval: ${JSON.stringify(toolMessage(1))}; after declining: ${JSON.stringify(toolMessage(3))}`,
+		`${requests.length} model requests; after approval: ${JSON.stringify(toolMessage(1))}, ${JSON.stringify(toolMessage(2))}; after declining: ${JSON.stringify(toolMessage(4))}`,
 	);
 	return workflowId;
 }
