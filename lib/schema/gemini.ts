@@ -194,9 +194,10 @@ function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<str
 		merged.set(
 			'properties',
 			Object.fromEntries(
+				// A property one schema forbids (false) stays forbidden.
 				[...properties].map(([name, each]) => [
 					name,
-					each.length === 1 ? each[0] : { allOf: each },
+					each.includes(false) ? false : each.length === 1 ? each[0] : { allOf: each },
 				]),
 			),
 		);
@@ -262,8 +263,9 @@ function bounds(schema: Record<string, unknown>, type: GeminiType): GeminiSchema
 
 /**
  * Properties (a `false` one forbids the key, so it is left out) and the required names that exist
- * among them (the description tells the others). An object that declares properties, or allows none beyond them, keeps a properties
- * map even when empty: without one Gemini reads an object of any keys.
+ * among them (the description tells the others). An object that declares properties, or allows
+ * none beyond them, keeps a properties map even when empty: without one Gemini reads an object of
+ * any keys.
  */
 function convertObject(schema: Record<string, unknown>): GeminiSchema {
 	const declared = declaredProperties(schema);

@@ -423,6 +423,13 @@ describe('toGeminiSchema', () => {
 			properties: { name: { type: 'STRING', minLength: 2, maxLength: 8 } },
 			minProperties: 2,
 		});
+		// A property one schema forbids stays out.
+		expect(
+			property({
+				type: 'object',
+				allOf: [object({ a: { type: 'string' }, b: { type: 'string' } }), object({ b: false })],
+			}),
+		).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' } } });
 		// Two patterns cannot be one: the allOf is told whole.
 		expect(property({ allOf: [{ pattern: '^a' }, { pattern: 'z$' }], type: 'string' })).toEqual({
 			type: 'STRING',
