@@ -380,7 +380,9 @@ function redirected<I extends RedirectableRequest>(
 	crossesOrigin: boolean,
 ): I {
 	const method = (request.method ?? 'GET').toUpperCase();
-	const toGet = status === 303 || ((status === 301 || status === 302) && method === 'POST');
+	const toGet =
+		(status === 303 && method !== 'HEAD') ||
+		((status === 301 || status === 302) && method === 'POST');
 	const next = toGet ? { ...request, method: 'GET', body: undefined } : { ...request };
 	if (!toGet && !crossesOrigin) return next;
 	const headers = new Headers(request.headers);

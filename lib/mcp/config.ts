@@ -63,7 +63,7 @@ export function secretsOf(config: McpServerConfig): string[] {
 
 /**
  * A label for messages: never the headers or environment, nor a URL's user, password or query
- * values (where keys are often passed: `?api_key=…`).
+ * (where keys are often passed: `?api_key=…`, or a bare token).
  */
 export function describeConfig(config: McpServerConfig): string {
 	return config.transport === 'stdio'
@@ -73,7 +73,9 @@ export function describeConfig(config: McpServerConfig): string {
 
 function withoutCredentials(url: string): string {
 	const parsed = URL.parse(url);
-	if (!parsed) return url;
-	const query = [...parsed.searchParams.keys()].map((name) => `${name}=…`).join('&');
-	return `${parsed.origin}${parsed.pathname}${query && `?${query}`}`;
+	// A URL that does not parse (no scheme, a port out of range) is cut the same way by hand.
+	const base = parsed
+		? `${parsed.origin}${parsed.pathname}`
+		: url.replace(/[?#].*$/s, '').replace(/\/\/[^/]*@/, '//');
+	return /[?]/.test(url) ? `${base}?…` : base;
 }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const isWindows = process.platform === 'win32';
 
@@ -23,13 +24,43 @@ export function signalProcessTree(pid: number, signal: NodeJS.Signals): void {
 	}
 }
 
-/** Whether any process of the group `pid` leads is still running (never known on Windows). */
+/**
+ * Whether a process of the group `pid` leads still runs (never known on Windows). A group this
+ * process may not signal counts as gone: nothing more can be done about it.
+ */
 export function processGroupAlive(pid: number): boolean {
 	if (isWindows) return false;
 	try {
 		process.kill(-pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	} catch {
+		return false;
 	}
+	return hasRunningMember(pid);
+}
+
+/**
+ * On Linux, whether the group has a member that is not a zombie: where nothing reaps orphans (n8n
+ * as PID 1 in a container without an init), a group of zombies would otherwise look alive until
+ * every signal had been tried in vain. Elsewhere the signal's answer stands.
+ */
+function hasRunningMember(group: number): boolean {
+	let entries: string[];
+	try {
+		entries = readdirSync('/proc');
+	} catch {
+		return true;
+	}
+	for (const entry of entries) {
+		if (!/^\d+$/.test(entry)) continue;
+		let stat: string;
+		try {
+			stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+		} catch {
+			continue;
+		}
+		// "pid (command) state ppid pgrp …": the command may hold spaces and parentheses.
+		const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (Number(pgrp) === group && state !== 'Z') return true;
+	}
+	return false;
 }

@@ -57,6 +57,8 @@ export class StdioTransport implements Transport {
 
 	private child?: ChildProcess;
 	private closed = false;
+	/** The first close or kill; later ones wait for it (its pid may since name another process). */
+	private ending?: Promise<void>;
 	/** Marks the errors this transport makes up, so they are never taken for the server's. */
 	private readonly origin = randomUUID();
 
@@ -133,13 +135,15 @@ export class StdioTransport implements Transport {
 	 * Ends the server and what it started: stdin closed, then SIGTERM, then SIGKILL for any that
 	 * will not stop.
 	 */
-	async close(): Promise<void> {
-		await this.end([undefined, 'SIGTERM', 'SIGKILL']);
+	close(): Promise<void> {
+		this.ending ??= this.end([undefined, 'SIGTERM', 'SIGKILL']);
+		return this.ending;
 	}
 
 	/** Ends a server that no longer answers at once: it would not stop politely either. */
-	async kill(): Promise<void> {
-		await this.end(['SIGKILL']);
+	kill(): Promise<void> {
+		this.ending ??= this.end(['SIGKILL']);
+		return this.ending;
 	}
 
 	private async end(steps: ReadonlyArray<NodeJS.Signals | undefined>): Promise<void> {

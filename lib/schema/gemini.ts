@@ -154,9 +154,10 @@ const TIGHTEST: Record<string, (a: number, b: number) => number> = {
 
 /**
  * An allOf whose schemas agree on one type and hold no unions becomes one schema: properties and
- * required joined (a property several declare must meet each of them), the tightest of each bound,
- * annotations from the first schema that has them. Any other allOf, or one whose schemas give one
- * keyword different values, stays, to be told in the description.
+ * required joined (a property several declare must meet each of them, so must items), the tightest
+ * of each bound, annotations from the first schema that has them. Any other allOf stays, to be told
+ * in the description, and so does one whose schemas give a keyword values that cannot be one (two
+ * patterns), beside the type they agree on.
  */
 function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<string, unknown> {
 	const { allOf: _allOf, ...own } = node;
@@ -169,6 +170,9 @@ function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<str
 	const simple = declared.size <= 1 && schemas.every((schema) => !schema.anyOf && !schema.oneOf);
 	// Kept as it is, for the description: Gemini has no allOf.
 	if (!simple) return node;
+	// …with the type they agree on, when one keyword has values that cannot be one.
+	const type = schemas.find((schema) => schema.type !== undefined)?.type;
+	const unmerged = type === undefined ? node : { ...node, type };
 	// Maps, not objects: a key such as "__proto__" must stay a key.
 	const merged = new Map<string, unknown>();
 	const properties = new Map<string, unknown[]>();
@@ -185,8 +189,11 @@ function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<str
 				merged.set(key, value);
 			} else if (Object.hasOwn(TIGHTEST, key) && isFiniteNumber(earlier) && isFiniteNumber(value)) {
 				merged.set(key, TIGHTEST[key](earlier, value));
-			} else if (!ANNOTATIONS.has(key) && JSON.stringify(earlier) !== JSON.stringify(value)) {
-				return node;
+			} else if (key === 'items' && isRecord(earlier) && isRecord(value)) {
+				// Every item meets both.
+				merged.set(key, { allOf: [earlier, value] });
+			} else if (!isAnnotation(key) && JSON.stringify(earlier) !== JSON.stringify(value)) {
+				return unmerged;
 			}
 		}
 	}
@@ -204,6 +211,9 @@ function mergeAllOf(node: Record<string, unknown>, allOf: unknown[]): Record<str
 	if (required.length > 0) merged.set('required', required);
 	return Object.fromEntries(merged);
 }
+
+/** Keywords that constrain nothing: the first schema's value stands (vendor keywords, `x-…`, too). */
+const isAnnotation = (key: string) => ANNOTATIONS.has(key) || key.startsWith('x-');
 
 /** anyOf/oneOf (Gemini has only anyOf): null branches become `nullable`, a single branch left stands alone. */
 function convertUnion(branches: unknown[]): GeminiSchema {

@@ -34,7 +34,8 @@ const ONE = [
 	...IN_PLACE_KEYWORDS,
 ];
 const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
-const MAP = ['properties', 'patternProperties', 'dependentSchemas', ...DEFINITIONS];
+// `dependencies` maps names to schemas or to lists of names, which the mapping leaves as they are.
+const MAP = ['properties', 'patternProperties', 'dependentSchemas', 'dependencies', ...DEFINITIONS];
 
 /** The node with every schema it holds mapped by `within`, its other keywords as they are. */
 export function mapSubschemas(

@@ -2,25 +2,36 @@ import { isRecord } from '../json/value';
 import { mapSubschemas } from './keywords';
 
 /**
- * A schema in draft 4's idioms, which later drafts read otherwise, in draft 7's: a boolean
- * `exclusiveMinimum`/`exclusiveMaximum` becomes the bound it qualifies, and `id` (draft 4's `$id`)
- * is left out, as no schema is looked up by its id. Servers write these without naming the draft.
+ * A schema in older drafts' idioms that the draft it is compiled as reads otherwise, rewritten:
+ * draft 4's boolean `exclusiveMinimum`/`exclusiveMaximum` become the bound they qualify and its
+ * `id` is left out (no schema is looked up by its id); for draft 2020-12, a tuple `items: [...]`
+ * becomes `prefixItems` and `additionalItems` the `items` after them. Servers write these without
+ * naming their draft; every other keyword keeps the meaning of the draft compiled.
  */
-export function fromDraft04(node: unknown): unknown {
+export function olderIdiomsRewritten(node: unknown, draft: 'draft7' | 'draft2020'): unknown {
 	if (!isRecord(node)) return node;
-	const { id, ...schema } = node;
-	const upgraded = typeof id === 'string' ? schema : { ...node };
+	const { id, ...rest } = node;
+	const schema = typeof id === 'string' ? rest : { ...node };
 	for (const [flag, bound] of [
 		['exclusiveMinimum', 'minimum'],
 		['exclusiveMaximum', 'maximum'],
 	] as const) {
-		if (typeof upgraded[flag] !== 'boolean') continue;
-		if (upgraded[flag] && typeof upgraded[bound] === 'number') {
-			upgraded[flag] = upgraded[bound];
-			delete upgraded[bound];
+		if (typeof schema[flag] !== 'boolean') continue;
+		if (schema[flag] && typeof schema[bound] === 'number') {
+			schema[flag] = schema[bound];
+			delete schema[bound];
 		} else {
-			delete upgraded[flag];
+			delete schema[flag];
 		}
 	}
-	return mapSubschemas(upgraded, fromDraft04);
+	let rewritten = schema;
+	if (draft === 'draft2020' && Array.isArray(schema.items) && schema.prefixItems === undefined) {
+		const { items, additionalItems, ...others } = schema;
+		rewritten = {
+			...others,
+			prefixItems: items,
+			...(additionalItems !== undefined && { items: additionalItems }),
+		};
+	}
+	return mapSubschemas(rewritten, (inner) => olderIdiomsRewritten(inner, draft));
 }

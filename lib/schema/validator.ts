@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import { canonicalJson } from '../json/canonical';
 import { jsonText } from '../json/stringify';
 import type { JsonSchema } from '../conversation/types';
-import { fromDraft04 } from './olderDrafts';
+import { olderIdiomsRewritten } from './olderDrafts';
 
 export interface SchemaIssue {
 	/** JSON Pointer into the checked value ("" is the value itself). */
@@ -29,8 +29,9 @@ const ROOT_ID = 'urn:tool-schema:root';
 /**
  * Checks values against JSON Schemas with ajv. Each distinct schema is compiled once and cached
  * by its canonical JSON, so a tool called for 100 items costs one compilation.
- * Draft 2020-12 unless `$schema` names an older draft, and draft 7 for a schema only an older draft
- * reads; vendor keywords (`x-…`) are tolerated; remote `$ref`s are never fetched.
+ * Draft 2020-12 unless `$schema` names an older draft; a schema that compiles only once older
+ * drafts' idioms are rewritten (olderIdiomsRewritten) is checked so; vendor keywords (`x-…`) are
+ * tolerated; remote `$ref`s are never fetched.
  */
 export class SchemaValidator {
 	private readonly draft2020 = withFormats(new Ajv2020(ajvOptions()));
@@ -71,9 +72,10 @@ export class SchemaValidator {
 		const rooted = rest.$id === undefined ? { $id: ROOT_ID, ...rest } : rest;
 		const compiled = compiledBy(ajv, rooted);
 		if ('validate' in compiled) return compiled;
-		// Servers write older drafts without naming them: tuple `items`, draft 4's boolean bounds.
-		const older = compiledBy(this.draft07, fromDraft04(rooted));
-		return 'validate' in older ? older : compiled;
+		// Servers write older drafts' idioms without naming the draft: tuple `items`, boolean bounds.
+		const draft = ajv === this.draft07 ? 'draft7' : 'draft2020';
+		const rewritten = compiledBy(ajv, olderIdiomsRewritten(rooted, draft));
+		return 'validate' in rewritten ? rewritten : compiled;
 	}
 }
 

@@ -146,7 +146,7 @@ describe('MCP Client over HTTP', () => {
 		expectNoSecret(failed, 'List Tools');
 		expect(JSON.stringify(failed.nodes)).not.toContain(wrongToken);
 
-		// A key in the URL's query is named, never shown.
+		// A key in the URL's query is never shown.
 		const keyed = await mcp.runMcpChain([listTools()], {
 			credentials: {
 				mcpHttpServerApi: mcp.httpCredential(`${bearerServer.url}?api_key=query-key-90d1`, {
@@ -155,7 +155,7 @@ describe('MCP Client over HTTP', () => {
 			},
 		});
 		expect(errorOf(keyed, 'List Tools')?.message).toBe(
-			`Could not connect to the MCP server (HTTP: ${bearerServer.url}?api_key=…)`,
+			`Could not connect to the MCP server (HTTP: ${bearerServer.url}?…)`,
 		);
 		expect(JSON.stringify(keyed.nodes)).not.toContain('query-key-90d1');
 

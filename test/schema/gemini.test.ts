@@ -332,7 +332,19 @@ describe('toGeminiSchema', () => {
 		});
 	});
 
-	it('inlines a bounded number of refs when definitions refer to each other', () => {
+	it('inlines every ref to a small definition, however many there are', () => {
+		const properties = Object.fromEntries(
+			Array.from({ length: 600 }, (_, index) => [`p${index}`, { $ref: '#/$defs/color' }]),
+		);
+		const converted = toGeminiSchema({
+			type: 'object',
+			$defs: { color: { type: 'string', enum: ['red', 'green'] } },
+			properties,
+		});
+		expect(converted.properties?.p599).toEqual({ type: 'STRING', enum: ['red', 'green'] });
+	});
+
+	it('inlines a bounded amount of schema when definitions refer to each other', () => {
 		const names = ['A', 'B', 'C', 'D', 'E'];
 		const $defs = Object.fromEntries(
 			names.map((name) => [
@@ -346,7 +358,7 @@ describe('toGeminiSchema', () => {
 			properties: { a: { $ref: '#/$defs/A' } },
 		});
 		const text = JSON.stringify(converted);
-		expect(text.length).toBeLessThan(200_000);
+		expect(text.length).toBeLessThan(300_000);
 		// Past the budget the refs are named, not dropped.
 		expect(text).toContain('JSON Schema: {\\"$ref\\":\\"#/$defs/');
 	});
@@ -430,10 +442,23 @@ describe('toGeminiSchema', () => {
 				allOf: [object({ a: { type: 'string' }, b: { type: 'string' } }), object({ b: false })],
 			}),
 		).toEqual({ type: 'OBJECT', properties: { a: { type: 'STRING' } } });
-		// Two patterns cannot be one: the allOf is told whole.
-		expect(property({ allOf: [{ pattern: '^a' }, { pattern: 'z$' }], type: 'string' })).toEqual({
+		// Items meet both; vendor keywords constrain nothing, the first one stands.
+		expect(
+			property({
+				allOf: [
+					{ type: 'array', items: { type: 'string' }, 'x-order': 1 },
+					{ type: 'array', items: { maxLength: 3 }, 'x-order': 2 },
+				],
+			}),
+		).toEqual({ type: 'ARRAY', items: { type: 'STRING', maxLength: 3 } });
+		// Two patterns cannot be one: the allOf is told whole, beside the type they agree on.
+		const patterns = [
+			{ type: 'string', pattern: '^a' },
+			{ type: 'string', pattern: 'z$' },
+		];
+		expect(property({ allOf: patterns })).toEqual({
 			type: 'STRING',
-			description: 'JSON Schema: {"allOf":[{"pattern":"^a"},{"pattern":"z$"}]}',
+			description: `JSON Schema: ${JSON.stringify({ allOf: patterns })}`,
 		});
 	});
 });

@@ -119,6 +119,33 @@ describe('SchemaValidator', () => {
 		}
 	});
 
+	it("keeps draft 2020-12's keywords beside a tuple written as items", () => {
+		const validator = new SchemaValidator();
+		const tuple = { type: 'array', items: [{ type: 'string' }], additionalItems: false };
+		const schema = {
+			type: 'object',
+			properties: {
+				pair: tuple,
+				some: { type: 'array', contains: { type: 'string' }, minContains: 0 },
+				prefixed: { type: 'array', prefixItems: [{ type: 'string' }], items: { type: 'number' } },
+				closed: { type: 'object', properties: { a: {} }, unevaluatedProperties: false },
+			},
+		};
+		expect(
+			validator.check(schema, { pair: ['a'], some: [1], prefixed: ['x', 1], closed: { a: 1 } }),
+		).toEqual({ status: 'valid' });
+		const wrong = validator.check(schema, {
+			pair: ['a', 'b'],
+			prefixed: ['x', 'y'],
+			closed: { a: 1, b: 2 },
+		});
+		expect(wrong.status === 'invalid' && wrong.issues.map((issue) => issue.instancePath)).toEqual([
+			'/pair',
+			'/prefixed/1',
+			'/closed',
+		]);
+	});
+
 	it('says which value const asks for and which property is undeclared', () => {
 		const validator = new SchemaValidator();
 		const schema = {
