@@ -185,12 +185,12 @@ describe('ConnectionPool', () => {
 
 describe('a server started through a wrapper (sh -c, as npx or uv run start theirs)', () => {
 	// The shell stays as the server's parent: it has a command left to run after the server.
-	const wrapped = (name: string): StdioServerConfig => ({
+	const wrapped = (name: string, before = ''): StdioServerConfig => ({
 		transport: 'stdio',
 		command: 'sh',
 		args: [
 			'-c',
-			'"$0" "$@"; echo "wrapper: server exited" >&2',
+			`${before}"$0" "$@"; echo "wrapper: server exited" >&2`,
 			process.execPath,
 			FAULT_SERVER,
 			...faultServerArgs({ name, hostile: true }),
@@ -238,12 +238,12 @@ describe('a server started through a wrapper (sh -c, as npx or uv run start thei
 
 	it('signals the server too when the host process exits', async () => {
 		const pool = poolWith({});
-		const config = wrapped('wrapped-exit');
+		// A wrapper deaf to SIGTERM lives until the server is gone: only the signal can end the server.
+		const config = wrapped('wrapped-exit', 'trap "" TERM; ');
 		const { server } = await pidsOf(pool, config);
 		const connection = await pool.use(config, async (current) => current);
 		pool.killProcesses();
 		await waitUntil(() => !isProcessAlive(server), 'the server is gone');
-		// Not the end of its stdin (the transport closes it once the wrapper is gone): the signal.
 		await waitUntil(
 			() => connection.stderrTail().includes('fault-server: SIGTERM'),
 			'the server tells it got SIGTERM',
