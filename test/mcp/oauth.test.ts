@@ -44,7 +44,15 @@ const textOf = (result: { content: unknown }) =>
 const connectedCredential = authorizeHeadlessly;
 
 /**
- * Connects, waits past the server's 2 s token lifetime, then makes `count` calls at once: their
+ * How long the renewal tests' tokens live: short, so that they expire within a test, and long
+ * enough that a renewed token still lives when a loaded machine gets to send it.
+ */
+const TOKEN_SECONDS = 3;
+/** A wait past a token's lifetime. */
+const pastExpiry = () => new Promise((resolve) => setTimeout(resolve, TOKEN_SECONDS * 1000 + 100));
+
+/**
+ * Connects, waits past the server's token lifetime, then makes `count` calls at once: their
  * answers, and how many refreshes the server saw meanwhile.
  */
 async function callsAfterExpiry(
@@ -54,7 +62,7 @@ async function callsAfterExpiry(
 ) {
 	const pool = newPool();
 	await pool.use(config, (connection) => connection.listTools());
-	await new Promise((resolve) => setTimeout(resolve, 2_100));
+	await pastExpiry();
 	const before = await server.stats();
 	const results = await pool.use(config, (connection) =>
 		Promise.all(
@@ -183,7 +191,7 @@ describe('OAuth 2.1 against a protected MCP server', () => {
 describe('OAuth token renewal', () => {
 	let server: OAuthServerHandle;
 	beforeAll(async () => {
-		server = await startOAuthServer(['--token-seconds', '2']);
+		server = await startOAuthServer(['--token-seconds', String(TOKEN_SECONDS)]);
 	});
 
 	it('renews a token about to expire before using it, on the same connection, and hands the new tokens back', async () => {
@@ -199,7 +207,7 @@ describe('OAuth token renewal', () => {
 				result: await connection.callTool('echo', { text: 'again' }, { timeoutMs: 5_000 }),
 			}));
 		const first = await call();
-		await new Promise((resolve) => setTimeout(resolve, 2_100));
+		await pastExpiry();
 		const second = await call();
 		expect(second.connection).toBe(first.connection);
 		expect(textOf(second.result)).toBe('again');
@@ -247,7 +255,7 @@ async function refreshAtTokenEndpoint(
 describe('OAuth token renewal through the caller', () => {
 	let server: OAuthServerHandle;
 	beforeAll(async () => {
-		server = await startOAuthServer(['--token-seconds', '2']);
+		server = await startOAuthServer(['--token-seconds', String(TOKEN_SECONDS)]);
 	});
 
 	/** A credential whose renewals the caller makes, counted; the session never refreshes on its own. */
@@ -274,10 +282,11 @@ describe('OAuth token renewal through the caller', () => {
 		);
 
 	it('renews a token about to expire through the caller, not at the token endpoint itself', async () => {
-		const { config, renewals } = await renewedByCaller(Date.now() + 2_000);
+		const { config, renewals } = await renewedByCaller(Date.now() + TOKEN_SECONDS * 1000);
 		const pool = newPool();
 		const before = await server.stats();
-		await new Promise((resolve) => setTimeout(resolve, 1_600));
+		// Within the last quarter of its lifetime, where renewal starts, and not past it.
+		await new Promise((resolve) => setTimeout(resolve, TOKEN_SECONDS * 1000 - 400));
 		expect(textOf(await echo(config, pool))).toBe('renewed');
 		expect(renewals).toHaveLength(1);
 		expect((await server.stats()).refreshes - before.refreshes).toBe(1);
@@ -298,7 +307,7 @@ describe('OAuth token renewal through the caller', () => {
 		await pool.use(config, (connection) => connection.listTools());
 		const before = await server.stats();
 		for (const round of [1, 2]) {
-			await new Promise((resolve) => setTimeout(resolve, 2_100));
+			await pastExpiry();
 			expect(textOf(await echo(config, pool))).toBe('renewed');
 			expect(renewals).toHaveLength(round);
 		}
@@ -307,7 +316,7 @@ describe('OAuth token renewal through the caller', () => {
 
 	it("a renewal the caller refuses names the refresh step with the caller's reason", async () => {
 		const stored = await connectedCredential(server);
-		await new Promise((resolve) => setTimeout(resolve, 2_100));
+		await pastExpiry();
 		const before = await server.stats();
 		const config = httpConfig(server.mcp, {
 			tokens: stored.tokens,
