@@ -355,7 +355,7 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		expect(recorder.seen.map((headers) => headers['x-api-key'])).toEqual(['sk-ant-secret']);
 	});
 
-	it('turn a 303 into a GET without the body or the headers that describe it, as fetch does', async () => {
+	it('turn a 303 into a GET without the body or the headers that describe it, as fetch does, but a HEAD stays HEAD', async () => {
 		const recorder = await startRecorder();
 		const redirector = await startRedirector(recorder.url, 303);
 		await textOf(
@@ -367,6 +367,8 @@ describe('model calls (undici requests on the same outbound path)', () => {
 		expect(recorder.requests).toEqual([{ method: 'GET', url: '/answer', body: '' }]);
 		expect(recorder.seen[0]['content-type']).toBeUndefined();
 		expect(recorder.seen[0].accept).toBe('application/json');
+		await textOf(await outboundRequest()(`${redirector}/probe`, { method: 'HEAD', headers: {} }));
+		expect(recorder.requests[1]).toEqual({ method: 'HEAD', url: '/probe', body: '' });
 	});
 
 	it('fail after 20 redirects, as fetch does, rather than answer with the last redirect', async () => {
