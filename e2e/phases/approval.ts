@@ -116,10 +116,10 @@ export async function approvalPhase(
 			// to that POST is the model's answer, or the next calls to decide.
 			let asking = request;
 			for (const [index, decision] of decisions.entries()) {
-				// The answer comes as Ask for Approval runs, a moment before the execution waits again;
-				// a POST in that moment is refused (409, running already), as n8n refuses any.
-				if (index > 0) await executionWith(n8n, workflowId, run, 'waiting', limit);
-				if (index > 0)
+				if (index > 0) {
+					// The answer comes as Ask for Approval runs, a moment before the execution waits
+					// again; a POST in that moment is refused (409, running already), as n8n refuses any.
+					await executionWith(n8n, workflowId, run, 'waiting', limit);
 					results.check(
 						`approval: run ${run}, a second call within the execution asks the person again, in the answer to their POST`,
 						asking.status === 200 &&
@@ -127,6 +127,7 @@ export async function approvalPhase(
 							typeof asking.json?.decide === 'string',
 						`HTTP ${asking.status} ${asking.text.slice(0, 300)}`,
 					);
+				}
 				const decide =
 					typeof asking.json?.decide === 'string'
 						? asking.json.decide
