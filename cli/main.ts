@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { diffStories } from '../lib/trace/diff';
-import { formatDiff, formatStory } from '../lib/trace/format';
+import { formatDiff, formatStory, printable } from '../lib/trace/format';
 import { toJsonLines } from '../lib/trace/jsonl';
 import { readTrace, type RecordedEntry } from '../lib/trace/read';
 import { storyOf } from '../lib/trace/story';
@@ -76,7 +76,8 @@ export function main(argv: readonly string[], io: CliIo = processIo): number {
 		io.stdout(formatDiff(diff));
 		return diff.equal ? EXIT.ok : EXIT.diverged;
 	} catch (error) {
-		io.stderr(`${(error as Error).message}\n`);
+		// Messages quote the file's text: its control characters must not reach the terminal.
+		io.stderr(`${printable((error as Error).message)}\n`);
 		return EXIT.badInput;
 	}
 }

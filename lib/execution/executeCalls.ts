@@ -180,7 +180,9 @@ export function callTrace(
 				replayed,
 			),
 		);
-		entries.push(...serverAskTrace(outcome.serverAsks, timing, { server, ...names }, policy));
+		entries.push(
+			...serverAskTrace(outcome.serverAsks, timing, { server, ...names }, policy, replayed),
+		);
 	}
 	const result = outcome.result
 		? withBinaryReferences(outcome.result, outcome.message.attachments)

@@ -38,12 +38,13 @@ function outcomeOf(event: ServerRequestEvent): string {
 	return 'It was cancelled.';
 }
 
-/** One `server.request` trace entry per request, with what was asked and what was answered. */
+/** One `server.request` trace entry per request, with what was asked and what was answered; `replayed` when a recording told of it. */
 export function serverAskTrace(
 	asks: readonly ServerAsk[],
 	timing: Omit<StepTiming, 'startedAt'>,
 	details: Record<string, unknown>,
 	policy: TracePolicy,
+	replayed = false,
 ): TraceEntry[] {
 	return asks.map(({ at, event }) =>
 		traceEntry(
@@ -58,6 +59,7 @@ export function serverAskTrace(
 			},
 			{ request: event.params, ...(event.answer !== undefined && { answer: event.answer }) },
 			policy,
+			replayed,
 		),
 	);
 }

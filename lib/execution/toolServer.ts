@@ -38,8 +38,10 @@ export class RecordedFailure extends Error {
 export function recordedToolServer(recording: Recording, place: RunPlace): ListingToolServer {
 	return {
 		replayed: true,
-		callTool: async (name, args, _options, callId) => {
+		callTool: async (name, args, options, callId) => {
 			const answer = recording.toolAnswer(place, callId, name, args);
+			// The call is told of the server's requests as the live call was: the model reads of them too.
+			for (const ask of answer.serverAsks) options.elicitation?.onServerRequest?.(ask);
 			if ('result' in answer) return answer.result;
 			throw new RecordedFailure(answer.failure.status as CallFailureStatus, answer.failure.text);
 		},

@@ -1,4 +1,5 @@
 /** Small readers for JSON values of unknown shape: vendor bodies, items, traces, schemas. */
+import { jsonText } from './stringify';
 
 /** A JSON object: not null, not an array. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -20,6 +21,7 @@ export function jsonType(value: unknown): string {
 
 /** A short JSON excerpt of a value, for error messages. */
 export function excerpt(value: unknown): string {
-	const text = JSON.stringify(value) ?? String(value);
+	// Any depth JSON.parse accepts: a hostile file's excerpt must not overflow the stack.
+	const text = jsonText(value) ?? String(value);
 	return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -33,7 +33,10 @@ export function formatDiff(diff: TraceDiff): string {
 function cell(facts: StoryFacts | null): string {
 	if (!facts) return MISSING;
 	const text = describeFacts(facts).replace(/\s+/g, ' ');
-	return text.length > CELL_WIDTH ? `${text.slice(0, CELL_WIDTH - 1)}…` : text;
+	if (text.length <= CELL_WIDTH) return text;
+	// Never half of a character written as two UTF-16 units (an emoji).
+	const cut = text.slice(0, CELL_WIDTH - 1).replace(/[\uD800-\uDBFF]$/, '');
+	return `${cut}…`;
 }
 
 function summary(diff: TraceDiff): string {
@@ -68,7 +71,10 @@ export function formatStory(steps: readonly StoryStep[]): string {
 		const readable = Object.fromEntries(
 			Object.entries(step.facts).filter(([name]) => !HASHES.includes(name)),
 		);
-		return `round ${step.round}  ${step.label.padEnd(labelWidth)}  ${describeFacts(readable)}`;
+		const start = `round ${step.round}  ${step.label.padEnd(labelWidth)}  `;
+		// A value's further lines (tool output) are indented under it: none can pass for a step.
+		const indent = `\n${' '.repeat(start.length)}`;
+		return `${start}${describeFacts(readable).replace(/\n/g, indent)}`;
 	});
 	return printable(`${lines.join('\n')}\n`);
 }
@@ -80,7 +86,7 @@ const HASHES = ['schemas', 'descriptions'];
  * The text with control characters (but line ends and tabs) and bidirectional overrides written
  * as escapes: a tool's output must not move the cursor, clear a line, or reorder what the reader sees.
  */
-function printable(text: string): string {
+export function printable(text: string): string {
 	return text.replace(
 		/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
 		(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,

@@ -2,11 +2,16 @@ import type { TraceEntry } from '../conversation/types';
 import { excerpt } from '../json/value';
 import { firstDifference } from '../json/difference';
 import type { CallToolResult, McpTool } from '../mcp/connection';
+import type { ServerRequestEvent } from '../mcp/serverRequests';
 import type { TraceStep } from './entries';
 
-/** What the server answered a call in the recorded run: a result, or a failure (timeout, lost connection…) with its status. */
-export type RecordedAnswer =
-	{ result: CallToolResult } | { failure: { status: string; text: string } };
+/**
+ * What the server answered a call in the recorded run: a result, or a failure (timeout, lost
+ * connection…) with its status; and what it asked the client while the call ran.
+ */
+export type RecordedAnswer = (
+	{ result: CallToolResult } | { failure: { status: string; text: string } }
+) & { serverAsks: ServerRequestEvent[] };
 
 /** The run no longer matches the recording: the first step that differs, and how. */
 export class ReplayDriftError extends Error {
@@ -99,10 +104,17 @@ export class Recording {
 		const request = this.find('tools.call.request', place, sameCall);
 		this.expectSame('tools.call.request', round, payloadOf(request), { name, arguments: args });
 		const resultEntry = this.find('tools.call.result', place, sameCall);
+		const serverAsks = this.entries
+			.slice(this.entries.indexOf(request), this.entries.indexOf(resultEntry))
+			.filter((entry) => entry.step === 'server.request' && sameCall(entry))
+			.map(serverAskOf);
 		const result = payloadOf(resultEntry) as CallToolResult | { error: string };
-		if ('error' in result)
-			return { failure: { status: String(resultEntry.status), text: String(result.error) } };
-		return { result: withoutBinaryReferences(result) };
+		// A failure is recorded as its text alone; a result has its content, and may have any other key.
+		if (!Array.isArray((result as CallToolResult).content) && 'error' in result) {
+			const failure = { status: String(resultEntry.status), text: String(result.error) };
+			return { failure, serverAsks };
+		}
+		return { result: withoutBinaryReferences(result as CallToolResult), serverAsks };
 	}
 
 	/**
@@ -159,6 +171,18 @@ function payloadOf(entry: TraceEntry): unknown {
 		);
 	}
 	return entry.payload;
+}
+
+/** A request the server made during a recorded call, as the call was told of it then. */
+function serverAskOf(entry: TraceEntry): ServerRequestEvent {
+	const { request, answer } = (payloadOf(entry) ?? {}) as { request?: unknown; answer?: unknown };
+	return {
+		method: entry.method as ServerRequestEvent['method'],
+		params: request,
+		...(answer !== undefined && { answer: answer as ServerRequestEvent['answer'] }),
+		...(entry.error !== undefined && { error: String(entry.error) }),
+		tiedBy: entry.tiedBy as ServerRequestEvent['tiedBy'],
+	};
 }
 
 /** Recorded results name the binary property their bytes went to; the bytes themselves are not in the trace. */

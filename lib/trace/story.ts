@@ -273,20 +273,21 @@ function resultFacts(entry: RecordedEntry): StoryFacts {
 	if (!isRecord(result) || !Array.isArray(result.content)) {
 		return { status, content: typeof result === 'string' ? result : canonicalJson(result) };
 	}
-	// One text part as it reads; several parts as the list of them (texts as strings, so that "A\nB"
-	// is not taken for "A" and "B"); other parts (images, resources) as the JSON that names their data.
+	// One text part as it reads; several parts as the list of them, counted (so that one text
+	// '["A","B"]' is not taken for the texts "A" and "B", nor "A\nB" for them); texts as strings,
+	// other parts (images, resources, a text that is no string) as the JSON that names their data.
+	const readable = (part: unknown) =>
+		isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : part;
 	const [only] = result.content;
-	const content =
-		result.content.length === 1 && isRecord(only) && only.type === 'text'
-			? String(only.text ?? '')
-			: canonicalJson(
-					result.content.map((part) =>
-						isRecord(part) && part.type === 'text' ? String(part.text ?? '') : part,
-					),
-				);
+	const single = result.content.length === 1 && typeof readable(only) === 'string';
 	return {
 		status,
-		content,
+		...(single
+			? { content: readable(only) as string }
+			: {
+					parts: String(result.content.length),
+					content: canonicalJson(result.content.map(readable)),
+				}),
 		...(result.structuredContent !== undefined && {
 			structuredContent: canonicalJson(result.structuredContent),
 		}),

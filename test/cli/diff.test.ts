@@ -92,6 +92,24 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 		}
 	});
 
+	it('writes the control characters of a file it refuses as escapes, and a file nested past the stack as a clear refusal', () => {
+		const escapes = file(
+			'escapes.json',
+			JSON.stringify([{ step: '\u001b[2J\u001b[31mEVIL', round: 1.5 }]),
+		);
+		const refused = run('show', escapes);
+		expect(refused).toMatchObject({ code: EXIT.badInput, stdout: '' });
+		expect(refused.stderr).not.toMatch(/\u001b/);
+		expect(refused.stderr).toContain('\\u001b[2J\\u001b[31mEVIL');
+		const deep = file(
+			'deep.json',
+			`[{"step":"tools.list","round":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`,
+		);
+		const tooDeep = run('show', deep);
+		expect(tooDeep).toMatchObject({ code: EXIT.badInput, stdout: '' });
+		expect(tooDeep.stderr).toContain('has a "round" that is not a whole number: [[[');
+	});
+
 	it('exports a trace as JSON Lines on stdout', () => {
 		const result = run('export', files.expectedItem);
 		expect(result).toEqual({ code: EXIT.ok, stdout: toJsonLines(expected), stderr: '' });

@@ -192,4 +192,90 @@ describe('a recorded tool server', () => {
 		const second = await run(asking(first.conversation.trace));
 		expect(second.conversation.messages.at(-1)?.content).toBe('11:00');
 	});
+
+	it('tells the call of what the server asked during it, as the recorded run was told', async () => {
+		const asked = {
+			method: 'elicitation/create',
+			params: {
+				message: 'Which unit?',
+				requestedSchema: { type: 'object', properties: { unit: { type: 'string' } } },
+			},
+		};
+		const withAsk = new Recording(
+			[
+				step({
+					step: 'tools.call.request',
+					round: 1,
+					callId: 'call_1',
+					payload: { name: 'add', arguments: {} },
+				}),
+				step({
+					step: 'server.request',
+					round: 1,
+					callId: 'call_1',
+					method: asked.method,
+					action: 'accept',
+					tiedBy: 'only-call',
+					payload: { request: asked.params, answer: { action: 'accept', content: { unit: 'cm' } } },
+				}),
+				step({
+					step: 'tools.call.result',
+					round: 1,
+					callId: 'call_1',
+					status: 'ok',
+					payload: { content: [{ type: 'text', text: '5 cm' }] },
+				}),
+			],
+			'Execute Tool Calls',
+		);
+		const conversation: Conversation = {
+			...calling({}),
+			toolCalls: [{ id: 'call_1', name: 'add', arguments: {}, rawArguments: '{}' }],
+		};
+		const { conversation: answered } = await executePendingCalls(
+			conversation,
+			contextOf(recordedToolServer(withAsk, { round: 1, trace: [] })),
+		);
+		expect(answered.messages.at(-1)?.content).toBe(
+			'5 cm\n[The tool asked for input: "Which unit?" (fields: unit). It was given: {"unit":"cm"}.]',
+		);
+		expect(answered.trace.map((entry) => [entry.step, entry.replayed ?? false])).toEqual([
+			['arguments.validation', false],
+			['tools.call.request', true],
+			['server.request', true],
+			['tools.call.result', true],
+		]);
+		expect(answered.trace[2]).toMatchObject({ method: 'elicitation/create', action: 'accept' });
+	});
+
+	it('answers a recorded result that has an error key beside its content as the result it was', async () => {
+		const legacy = new Recording(
+			[
+				step({
+					step: 'tools.call.request',
+					round: 1,
+					callId: 'call_1',
+					payload: { name: 'add', arguments: {} },
+				}),
+				step({
+					step: 'tools.call.result',
+					round: 1,
+					callId: 'call_1',
+					status: 'ok',
+					payload: { content: [{ type: 'text', text: '5' }], error: null },
+				}),
+			],
+			'Execute Tool Calls',
+		);
+		const conversation: Conversation = {
+			...calling({}),
+			toolCalls: [{ id: 'call_1', name: 'add', arguments: {}, rawArguments: '{}' }],
+		};
+		const { conversation: answered, statuses } = await executePendingCalls(
+			conversation,
+			contextOf(recordedToolServer(legacy, { round: 1, trace: [] })),
+		);
+		expect(statuses).toEqual(['ok']);
+		expect(answered.messages.at(-1)).toMatchObject({ content: '5' });
+	});
 });

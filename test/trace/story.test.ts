@@ -212,8 +212,23 @@ describe('storyOf', () => {
 		};
 		expect(steps([withImage]).at(-1)).toEqual({
 			status: 'ok',
+			parts: '2',
 			content: `["A chart:",{"data":{"binaryProperty":"image_0","bytes":68},"mimeType":"image/png","type":"image"}]`,
 		});
+		// One text that reads as a list is not two texts; a text that is no string is not that string.
+		const withContent = (content: unknown[]) => steps([{ ...result, payload: { content } }]).at(-1);
+		expect(withContent([{ type: 'text', text: '["a","b"]' }])).not.toEqual(
+			withContent([
+				{ type: 'text', text: 'a' },
+				{ type: 'text', text: 'b' },
+			]),
+		);
+		expect(withContent([{ type: 'text', text: 5 }])).toEqual({
+			status: 'ok',
+			parts: '1',
+			content: '[{"text":5,"type":"text"}]',
+		});
+		expect(withContent([{ type: 'text', text: '5' }])).toEqual({ status: 'ok', content: '5' });
 		const failed = {
 			...result,
 			status: 'timeout',
