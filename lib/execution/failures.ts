@@ -1,3 +1,4 @@
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
 	CallCancelledError,
@@ -6,6 +7,7 @@ import {
 	MalformedResultError,
 	ResultTooLargeError,
 } from '../mcp/callErrors';
+import { isServerStatus } from '../mcp/connection';
 
 export type CallFailureStatus =
 	'timeout' | 'cancelled' | 'serverError' | 'connectionLost' | 'resultTooLarge';
@@ -69,11 +71,41 @@ export function describeCallFailure(
 			text: `The call to tool '${tool}' was cancelled before it finished.`,
 		};
 	}
-	const message = error instanceof Error ? error.message : String(error);
+	if (error instanceof StreamableHTTPError && isServerStatus(error.code)) {
+		const said = excerptOf(
+			error.message.replace(/^Streamable HTTP error: (Error POSTing to endpoint: )?/, ''),
+		);
+		return {
+			status: 'serverError',
+			text:
+				error.code === 429
+					? `The MCP server refused the call to tool '${tool}' as too many requests (HTTP 429: ${said}). Wait a little before calling it again.`
+					: `The MCP server failed on the call to tool '${tool}' (HTTP ${error.code}: ${said}), so the call has no result; the tool may or may not have run.`,
+		};
+	}
 	return {
 		status: 'connectionLost',
-		text: `Could not reach the MCP server for tool '${tool}': ${message}.${stderr}`,
+		text: `Could not reach the MCP server for tool '${tool}': ${reasonOf(error)}.${stderr}`,
 	};
+}
+
+/** The error's message, and what caused it when the message alone says nothing ("fetch failed"). */
+function reasonOf(error: unknown): string {
+	// Known by its shape: fetch's errors come from another realm in some hosts, not `instanceof Error`.
+	if (typeof (error as Error | null)?.message !== 'string') return String(error);
+	const { message, cause } = error as {
+		message: string;
+		cause?: { code?: unknown; message?: unknown };
+	};
+	const why = typeof cause?.code === 'string' ? cause.code : cause?.message;
+	return typeof why === 'string' && why !== '' && !message.includes(why)
+		? `${message} (${why})`
+		: message;
+}
+
+/** A server's text as quoted in a message: its first 300 characters. */
+function excerptOf(text: string): string {
+	return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 /** The SDK prefixes messages with "MCP error -32602: " (a server built on it, once more); the code is reported separately. */

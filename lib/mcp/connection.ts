@@ -14,7 +14,10 @@ import {
 	type ResourceTemplate as McpResourceTemplate,
 	type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+	StreamableHTTPClientTransport,
+	StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import { jsonText } from '../json/stringify';
@@ -110,6 +113,8 @@ const MAX_NOTIFICATIONS_PER_SECOND = 1_000;
  */
 export class McpConnection {
 	private alive = true;
+	/** A new session replacing the one the server forgot (its 404), made once for every request that met it. */
+	private renewal?: { of: ConnectedClient; done: Promise<void> };
 	private closing?: Promise<void>;
 	private cachedListing?: Promise<ToolListing>;
 	private liveness?: Promise<boolean>;
@@ -120,14 +125,11 @@ export class McpConnection {
 	private unresponsive = false;
 
 	private constructor(
-		private readonly connected: ConnectedClient,
-		readonly server: ServerIdentity,
+		private connected: ConnectedClient,
+		/** Connects afresh to the same server: a new session when the server forgot this one. */
+		private readonly reconnect: () => Promise<ConnectedClient>,
 	) {
-		connected.client.onclose = () => this.markDead();
-		connected.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-			this.cachedListing = undefined;
-		});
-		boundNotifications(connected.transport);
+		this.attach(connected);
 	}
 
 	static async open(
@@ -135,15 +137,30 @@ export class McpConnection {
 		connectTimeoutMs: number,
 		onSpawned?: (process: SpawnedProcess) => void,
 	): Promise<McpConnection> {
-		const connected = await connectClient(config, connectTimeoutMs, onSpawned);
-		const info = connected.client.getServerVersion();
-		const server: ServerIdentity = {
+		const reconnect = () => connectClient(config, connectTimeoutMs, onSpawned);
+		return new McpConnection(await reconnect(), reconnect);
+	}
+
+	/** The server as its current session's initialize described it. */
+	get server(): ServerIdentity {
+		const { client, protocolVersion, transportName } = this.connected;
+		const info = client.getServerVersion();
+		return {
 			name: info?.name ?? 'unknown',
 			version: info?.version ?? 'unknown',
-			protocolVersion: connected.protocolVersion,
-			transport: connected.transportName,
+			protocolVersion,
+			transport: transportName,
 		};
-		return new McpConnection(connected, server);
+	}
+
+	private attach(connected: ConnectedClient): void {
+		connected.client.onclose = () => {
+			if (connected === this.connected) this.markDead();
+		};
+		connected.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+			this.cachedListing = undefined;
+		});
+		boundNotifications(connected.transport);
 	}
 
 	get isAlive(): boolean {
@@ -420,11 +437,24 @@ export class McpConnection {
 		}
 	}
 
-	/** A failure of the transport itself (not a JSON-RPC error the server sent) means this session is gone. */
-	private async guard<T>(request: () => Promise<T>): Promise<T> {
+	/**
+	 * A failure of the transport itself (not a JSON-RPC error the server sent) means this session is
+	 * gone. A session the server forgot (restarted, or expired it: 404) is replaced, as MCP asks, and
+	 * the request sent once more on the new one: the server never processed it, so even a tools/call
+	 * runs once.
+	 */
+	private async guard<T>(request: () => Promise<T>, resent = false): Promise<T> {
+		const connected = this.connected;
 		try {
 			return await request();
 		} catch (error) {
+			if (!resent && this.alive && isForgottenSession(error, connected)) {
+				const renewed = await this.renewSession(connected).then(
+					() => true,
+					() => false,
+				);
+				if (renewed) return this.guard(request, true);
+			}
 			// The SDK fails the pending requests of a closed transport with its own McpError, of the
 			// code -32000 that servers send too: that the connection closed first tells them apart.
 			if (!this.alive && error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
@@ -432,6 +462,26 @@ export class McpConnection {
 			if (!this.alive || isTransportFailure(error)) void this.close();
 			throw error;
 		}
+	}
+
+	/** Connects anew in place of the forgotten session; the tools are listed afresh after it. */
+	private renewSession(forgotten: ConnectedClient): Promise<void> {
+		if (this.connected !== forgotten) return Promise.resolve();
+		if (this.renewal?.of !== forgotten) {
+			const done = this.reconnect().then(async (fresh) => {
+				if (!this.alive) {
+					await fresh.client.close().catch(() => undefined);
+					throw new ConnectionLostError('The connection closed');
+				}
+				this.connected = fresh;
+				this.attach(fresh);
+				this.cachedListing = undefined;
+				// The server has no such session to end: the old client is closed here only.
+				await forgotten.client.close().catch(() => undefined);
+			});
+			this.renewal = { of: forgotten, done };
+		}
+		return this.renewal.done;
 	}
 
 	private markDead(): void {
@@ -530,12 +580,26 @@ function withinMs<T>(ms: number, work: Promise<T>): Promise<T | undefined> {
 	return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** A Streamable HTTP server's 404 to a request of an established session: it no longer knows the session. */
+function isForgottenSession(error: unknown, connected: ConnectedClient): boolean {
+	const { transport } = connected;
+	return (
+		error instanceof StreamableHTTPError &&
+		error.code === 404 &&
+		transport instanceof StreamableHTTPClientTransport &&
+		transport.sessionId !== undefined
+	);
+}
+
 /**
  * A failure of the wire rather than an answer: not a JSON-RPC error, not a cancellation, not a
- * result that failed its schema, not one of the failures this client makes up itself.
+ * result that failed its schema, not one of the failures this client makes up itself, and not a
+ * server that answered a request of a working session with a busy or failing status (429, 5xx),
+ * which fails that request only: the session, and a stateful server's state, stay.
  */
 export function isTransportFailure(error: unknown): boolean {
 	if (error instanceof McpError || isSchemaError(error)) return false;
+	if (error instanceof StreamableHTTPError && isServerStatus(error.code)) return false;
 	const name = (error as Error | undefined)?.name;
 	return ![
 		'AbortError',
@@ -544,4 +608,9 @@ export function isTransportFailure(error: unknown): boolean {
 		'ResultTooLargeError',
 		'MalformedResultError',
 	].includes(name ?? '');
+}
+
+/** An HTTP status of a server that is busy (429) or failed on this request (5xx). */
+export function isServerStatus(status: number | undefined): boolean {
+	return status === 429 || (status !== undefined && status >= 500 && status <= 599);
 }

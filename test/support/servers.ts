@@ -250,9 +250,11 @@ async function waitUntilListening(
 export async function startHttpServer(
 	kind: HttpServerHandle['kind'],
 	options: FaultHttpOptions = {},
+	/** A port to take (a server started again where it was), rather than a free one. */
+	onPort?: number,
 ): Promise<HttpServerHandle> {
 	for (let attempt = 1; ; attempt++) {
-		const port = await findFreePort();
+		const port = onPort ?? (await findFreePort());
 		const child = spawnServer(kind, port, options);
 		const output = captureOutput(child);
 		try {
@@ -260,7 +262,8 @@ export async function startHttpServer(
 		} catch (error) {
 			await killChild(child);
 			// The free port can be taken between probing and binding; try another one.
-			if (attempt < 3 && /EADDRINUSE|already in use/.test(output())) continue;
+			if (onPort === undefined && attempt < 3 && /EADDRINUSE|already in use/.test(output()))
+				continue;
 			throw new Error(
 				`${kind} server did not start on port ${port}: ${(error as Error).message}\n${output()}`,
 			);
