@@ -193,15 +193,9 @@ describe('a recorded tool server', () => {
 		expect(second.conversation.messages.at(-1)?.content).toBe('11:00');
 	});
 
-	it('tells the call of what the server asked during it, as the recorded run was told', async () => {
-		const asked = {
-			method: 'elicitation/create',
-			params: {
-				message: 'Which unit?',
-				requestedSchema: { type: 'object', properties: { unit: { type: 'string' } } },
-			},
-		};
-		const withAsk = new Recording(
+	/** A recording of one call of add, with `between` recorded between its request and its result. */
+	const oneAddCall = (result: unknown, between: TraceEntry[] = []) =>
+		new Recording(
 			[
 				step({
 					step: 'tools.call.request',
@@ -209,32 +203,42 @@ describe('a recorded tool server', () => {
 					callId: 'call_1',
 					payload: { name: 'add', arguments: {} },
 				}),
-				step({
-					step: 'server.request',
-					round: 1,
-					callId: 'call_1',
-					method: asked.method,
-					action: 'accept',
-					tiedBy: 'only-call',
-					payload: { request: asked.params, answer: { action: 'accept', content: { unit: 'cm' } } },
-				}),
+				...between,
 				step({
 					step: 'tools.call.result',
 					round: 1,
 					callId: 'call_1',
 					status: 'ok',
-					payload: { content: [{ type: 'text', text: '5 cm' }] },
+					payload: result,
 				}),
 			],
 			'Execute Tool Calls',
 		);
-		const conversation: Conversation = {
-			...calling({}),
-			toolCalls: [{ id: 'call_1', name: 'add', arguments: {}, rawArguments: '{}' }],
+	const answerAddFrom = (recording: Recording) =>
+		executePendingCalls(
+			{
+				...calling({}),
+				toolCalls: [{ id: 'call_1', name: 'add', arguments: {}, rawArguments: '{}' }],
+			},
+			contextOf(recordedToolServer(recording, { round: 1, trace: [] })),
+		);
+
+	it('tells the call of what the server asked during it, as the recorded run was told', async () => {
+		const asked = {
+			message: 'Which unit?',
+			requestedSchema: { type: 'object', properties: { unit: { type: 'string' } } },
 		};
-		const { conversation: answered } = await executePendingCalls(
-			conversation,
-			contextOf(recordedToolServer(withAsk, { round: 1, trace: [] })),
+		const elicited = step({
+			step: 'server.request',
+			round: 1,
+			callId: 'call_1',
+			method: 'elicitation/create',
+			action: 'accept',
+			tiedBy: 'only-call',
+			payload: { request: asked, answer: { action: 'accept', content: { unit: 'cm' } } },
+		});
+		const { conversation: answered } = await answerAddFrom(
+			oneAddCall({ content: [{ type: 'text', text: '5 cm' }] }, [elicited]),
 		);
 		expect(answered.messages.at(-1)?.content).toBe(
 			'5 cm\n[The tool asked for input: "Which unit?" (fields: unit). It was given: {"unit":"cm"}.]',
@@ -249,31 +253,8 @@ describe('a recorded tool server', () => {
 	});
 
 	it('answers a recorded result that has an error key beside its content as the result it was', async () => {
-		const legacy = new Recording(
-			[
-				step({
-					step: 'tools.call.request',
-					round: 1,
-					callId: 'call_1',
-					payload: { name: 'add', arguments: {} },
-				}),
-				step({
-					step: 'tools.call.result',
-					round: 1,
-					callId: 'call_1',
-					status: 'ok',
-					payload: { content: [{ type: 'text', text: '5' }], error: null },
-				}),
-			],
-			'Execute Tool Calls',
-		);
-		const conversation: Conversation = {
-			...calling({}),
-			toolCalls: [{ id: 'call_1', name: 'add', arguments: {}, rawArguments: '{}' }],
-		};
-		const { conversation: answered, statuses } = await executePendingCalls(
-			conversation,
-			contextOf(recordedToolServer(legacy, { round: 1, trace: [] })),
+		const { conversation: answered, statuses } = await answerAddFrom(
+			oneAddCall({ content: [{ type: 'text', text: '5' }], error: null }),
 		);
 		expect(statuses).toEqual(['ok']);
 		expect(answered.messages.at(-1)).toMatchObject({ content: '5' });
