@@ -456,8 +456,10 @@ export class McpConnection {
 				if (renewed) return this.guard(request, true);
 			}
 			// The SDK fails the pending requests of a closed transport with its own McpError, of the
-			// code -32000 that servers send too: that the connection closed first tells them apart.
-			if (!this.alive && error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
+			// code -32000 that servers send too: that the connection (or the request's session,
+			// replaced) closed first tells them apart.
+			const closed = !this.alive || connected !== this.connected;
+			if (closed && error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
 				throw new ConnectionLostError('The connection closed');
 			if (!this.alive || isTransportFailure(error)) void this.close();
 			throw error;
