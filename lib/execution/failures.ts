@@ -6,8 +6,10 @@ import {
 	ConnectionLostError,
 	MalformedResultError,
 	ResultTooLargeError,
+	UnansweredCallError,
 } from '../mcp/callErrors';
 import { isServerStatus } from '../mcp/connection';
+import { reasonOf } from '../util/errorReason';
 
 export type CallFailureStatus =
 	'timeout' | 'cancelled' | 'serverError' | 'connectionLost' | 'resultTooLarge';
@@ -42,6 +44,12 @@ export function describeCallFailure(
 		return {
 			status: 'connectionLost',
 			text: `The MCP server stopped while running tool '${tool}' (connection closed: it may have crashed), so the call has no result. It will be restarted for the next call.${stderr}`,
+		};
+	}
+	if (error instanceof UnansweredCallError) {
+		return {
+			status: 'connectionLost',
+			text: `The MCP server did not answer the call to tool '${tool}': ${error.message}. The call has no result; the tool may or may not have run.`,
 		};
 	}
 	if (error instanceof ResultTooLargeError) {
@@ -87,20 +95,6 @@ export function describeCallFailure(
 		status: 'connectionLost',
 		text: `Could not reach the MCP server for tool '${tool}': ${reasonOf(error)}.${stderr}`,
 	};
-}
-
-/** The error's message, and what caused it when the message alone says nothing ("fetch failed"). */
-function reasonOf(error: unknown): string {
-	// Known by its shape: fetch's errors come from another realm in some hosts, not `instanceof Error`.
-	if (typeof (error as Error | null)?.message !== 'string') return String(error);
-	const { message, cause } = error as {
-		message: string;
-		cause?: { code?: unknown; message?: unknown };
-	};
-	const why = typeof cause?.code === 'string' ? cause.code : cause?.message;
-	return typeof why === 'string' && why !== '' && !message.includes(why)
-		? `${message} (${why})`
-		: message;
 }
 
 /** A server's text as quoted in a message: its first 300 characters. */

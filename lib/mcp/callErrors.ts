@@ -9,6 +9,14 @@ export class ConnectionLostError extends Error {
 	override name = 'ConnectionLostError';
 }
 
+/**
+ * The server ended its response to the call without the answer (the stream closed, the connection
+ * dropped, an HTTP 202): the tool may or may not have run. The session lives on.
+ */
+export class UnansweredCallError extends Error {
+	override name = 'UnansweredCallError';
+}
+
 /** No answer in time; a ping afterwards told whether the server still answers (if not, it was dropped). */
 export class CallTimeoutError extends Error {
 	override name = 'CallTimeoutError';

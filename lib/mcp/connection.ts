@@ -28,11 +28,13 @@ import {
 	ConnectionLostError,
 	MalformedResultError,
 	ResultTooLargeError,
+	UnansweredCallError,
 } from './callErrors';
 import { connectClient, type ConnectedClient } from './transport';
 import type { McpServerConfig } from './config';
 import type { ElicitationOptions } from './serverRequests';
-import { DEFAULT_MAX_MESSAGE_BYTES, StdioTransport, type SpawnedProcess } from './stdioTransport';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './localAnswers';
+import { StdioTransport, type SpawnedProcess } from './stdioTransport';
 
 export type {
 	CallToolResult,
@@ -119,7 +121,7 @@ export class McpConnection {
 	private cachedListing?: Promise<ToolListing>;
 	private liveness?: Promise<boolean>;
 	private readonly closeListeners: Array<() => void> = [];
-	/** The result size each call in flight allows: a stdio transport reads messages up to the largest. */
+	/** The result size each call in flight allows: the session reads messages up to the largest. */
 	private readonly resultLimits = new Set<{ bytes: number }>();
 	/** It did not answer a ping after a timeout. */
 	private unresponsive = false;
@@ -343,11 +345,10 @@ export class McpConnection {
 			const ms = ended === 'wait' ? options.timeoutMs : options.maxTotalMs!;
 			return new CallTimeoutError(ended, ms, await this.answersPing());
 		}
-		const oversized =
-			this.connected.transport instanceof StdioTransport
-				? this.connected.transport.oversizedResponse(error)
-				: undefined;
-		if (oversized !== undefined) return tooLarge(oversized, options.maxResultBytes!);
+		const local = this.connected.reader.answers.failureOf(error);
+		if (local?.kind === 'tooLarge')
+			return tooLarge(local.bytes, options.maxResultBytes!, local.cut);
+		if (local?.kind === 'unanswered') return new UnansweredCallError(local.why);
 		if (isSchemaError(error)) return new MalformedResultError(zodSummary(error));
 		return error;
 	}
@@ -375,12 +376,10 @@ export class McpConnection {
 		return this.liveness;
 	}
 
-	/** A stdio transport reads messages as large as the most generous call in flight allows. */
+	/** The session reads messages as large as the most generous call in flight allows. */
 	private readUpTo(): void {
-		const { transport } = this.connected;
-		if (!(transport instanceof StdioTransport)) return;
 		const limits = [...this.resultLimits].map((limit) => limit.bytes);
-		transport.maxMessageBytes = Math.max(DEFAULT_MAX_MESSAGE_BYTES, ...limits);
+		this.connected.reader.maxMessageBytes = Math.max(DEFAULT_MAX_MESSAGE_BYTES, ...limits);
 	}
 
 	private async fetchListing(timeoutMs?: number): Promise<ToolListing> {
@@ -537,9 +536,13 @@ function checkSize(result: CallToolResult, maxBytes: number): void {
 	if (bytes > maxBytes) throw tooLarge(bytes, maxBytes);
 }
 
-function tooLarge(bytes: number, limit: number): ResultTooLargeError {
+/** `cut`: reading stopped past the limit, so the whole size is not known. */
+function tooLarge(bytes: number, limit: number, cut = false): ResultTooLargeError {
+	const allowed = `the ${formatBytes(limit)} allowed (Max Result Size)`;
 	return new ResultTooLargeError(
-		`The result is ${formatBytes(bytes)}, more than the ${formatBytes(limit)} allowed (Max Result Size)`,
+		cut
+			? `The result is larger than ${allowed}`
+			: `The result is ${formatBytes(bytes)}, more than ${allowed}`,
 	);
 }
 

@@ -5,7 +5,8 @@ export interface SkippedLine {
 	tail: string;
 }
 
-const END_BYTES = 256;
+/** How much of each end of a line is kept. */
+export const END_BYTES = 256;
 const NEWLINE = 0x0a;
 
 /**
@@ -72,7 +73,7 @@ export class LineReader {
 }
 
 /** The first END_BYTES of the pieces, copied: the pieces themselves are let go. */
-function firstBytes(pieces: Buffer[]): Buffer {
+export function firstBytes(pieces: Buffer[]): Buffer {
 	const kept: Buffer[] = [];
 	let length = 0;
 	for (const piece of pieces) {
@@ -84,7 +85,7 @@ function firstBytes(pieces: Buffer[]): Buffer {
 }
 
 /** The last END_BYTES of the pieces, copied. */
-function lastBytes(pieces: Buffer[]): Buffer {
+export function lastBytes(pieces: Buffer[]): Buffer {
 	const kept: Buffer[] = [];
 	let length = 0;
 	for (let index = pieces.length - 1; index >= 0 && length < END_BYTES; index--) {

@@ -1,16 +1,17 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import spawn from 'cross-spawn';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-	ErrorCode,
-	JSONRPCMessageSchema,
-	McpError,
-	type JSONRPCMessage,
-} from '@modelcontextprotocol/sdk/types.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineReader, type SkippedLine } from './lineReader';
+import {
+	DEFAULT_MAX_MESSAGE_BYTES,
+	isRequestOrNotification,
+	LocalAnswers,
+	responseId,
+	type MessageReader,
+} from './localAnswers';
 import { processGroupAlive, signalProcessTree, SPAWN_IN_OWN_GROUP } from './processTree';
 import { StderrTail } from './stderrTail';
 
@@ -29,9 +30,6 @@ export interface SpawnedProcess {
 	exited: Promise<void>;
 }
 
-/** A response longer than this is not read: the call ends with an error, the connection lives on. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-
 /** How long what an exited server wrote may still take to be read, before the connection is closed. */
 const EXIT_DRAIN_MS = 200;
 
@@ -48,20 +46,18 @@ const GROUP_POLL_MS = 50;
  * connection even while the process runs on, and ends a process that ignores SIGTERM, with every
  * process it started (the server itself, when a wrapper such as `npx` started it).
  */
-export class StdioTransport implements Transport {
+export class StdioTransport implements Transport, MessageReader {
 	onclose?: () => void;
 	onerror?: (error: Error) => void;
 	onmessage?: (message: JSONRPCMessage) => void;
-	/** The largest message read; the connection raises it while a call allows more. */
 	maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+	/** Marks the errors this transport makes up, so they are never taken for the server's. */
+	readonly answers = new LocalAnswers();
 
 	private child?: ChildProcess;
 	private closed = false;
 	/** The first close or kill; later ones wait for it (its pid may since name another process). */
 	private ending?: Promise<void>;
-	/** Marks the errors this transport makes up, so they are never taken for the server's. */
-	private readonly origin = randomUUID();
-
 	constructor(
 		private readonly server: StdioProcess,
 		readonly stderr: StderrTail,
@@ -158,12 +154,6 @@ export class StdioTransport implements Transport {
 		}
 	}
 
-	/** The size in bytes of a response this transport refused to read, when `error` is that refusal. */
-	oversizedResponse(error: unknown): number | undefined {
-		const data = error instanceof McpError ? (error.data as Record<string, unknown>) : undefined;
-		return data?.origin === this.origin ? (data.bytes as number) : undefined;
-	}
-
 	private receive(line: string): void {
 		let message: JSONRPCMessage;
 		try {
@@ -183,16 +173,7 @@ export class StdioTransport implements Transport {
 			this.onerror?.(new Error(`Skipped a ${bytes}-byte message that names no request`));
 			return;
 		}
-		const limit = this.maxMessageBytes;
-		this.onmessage?.({
-			jsonrpc: '2.0',
-			id,
-			error: {
-				code: ErrorCode.InternalError,
-				message: `The response is ${bytes} bytes, more than the ${limit} read`,
-				data: { origin: this.origin, bytes },
-			},
-		});
+		this.onmessage?.(this.answers.tooLarge(id, bytes, this.maxMessageBytes, false));
 	}
 
 	private markClosed(): void {
@@ -200,21 +181,6 @@ export class StdioTransport implements Transport {
 		this.closed = true;
 		this.onclose?.();
 	}
-}
-
-/** The id of a JSON-RPC response from its first or last bytes: `{"jsonrpc":"2.0","id":7,...` or `...,"id":7}`. */
-function responseId(head: string, tail: string): string | number | undefined {
-	const leading =
-		/^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(head);
-	const trailing =
-		/"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/.exec(tail);
-	const found = (leading ?? trailing)?.[1];
-	return found === undefined ? undefined : (JSON.parse(found) as string | number);
-}
-
-/** A method before any nested object: the line is a request or a notification, whose id is not ours. */
-function isRequestOrNotification(head: string): boolean {
-	return /^\s*\{[^{]*"method"\s*:/.test(head);
 }
 
 function isDirectory(path: string): boolean {

@@ -17,6 +17,8 @@ import {
 import { recoverAuthorization } from './oauth/recovery';
 import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from '../http/outbound';
+import { HttpExchanges } from './httpExchanges';
+import type { MessageReader } from './localAnswers';
 import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
 import { StdioTransport, type SpawnedProcess } from './stdioTransport';
@@ -30,6 +32,8 @@ export interface ConnectedClient {
 	transportName: 'stdio' | 'streamableHttp' | 'sse';
 	/** Answers the server's elicitation and sampling requests for the call they belong to. */
 	serverRequests: ServerRequests;
+	/** Reads the server's messages: how large they may be, and the answers it makes up. */
+	reader: MessageReader;
 	stderr?: StderrTail;
 	pid?: number;
 }
@@ -43,19 +47,21 @@ export async function connectClient(
 	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs, onSpawned);
 	// An OAuth request that hangs fails before the connect does, so the error names its step.
 	const requestTimeoutMs = Math.min(OAUTH_REQUEST_TIMEOUT_MS, (connectTimeoutMs * 3) / 4);
-	if (config.mode === 'sse') {
-		return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs);
-	}
+	const overSse = (leftMs = connectTimeoutMs) => {
+		const reader = new HttpExchanges(false);
+		const transport = sseTransport(config, reader, requestTimeoutMs);
+		return connectOver('sse', transport, reader, connectTimeoutMs, leftMs);
+	};
+	if (config.mode === 'sse') return overSse();
 	const started = Date.now();
 	try {
-		const transport = streamableTransport(config, requestTimeoutMs);
-		return await connectOver('streamableHttp', transport, connectTimeoutMs);
+		const reader = new HttpExchanges(true);
+		const transport = streamableTransport(config, reader, requestTimeoutMs);
+		return await connectOver('streamableHttp', transport, reader, connectTimeoutMs);
 	} catch (error) {
 		// The legacy transport gets what is left of the one connect timeout, not a second one.
 		const left = connectTimeoutMs - (Date.now() - started);
-		if (config.mode === 'auto' && refusesStreamableHttp(error) && left > 0) {
-			return connectOver('sse', sseTransport(config, requestTimeoutMs), connectTimeoutMs, left);
-		}
+		if (config.mode === 'auto' && refusesStreamableHttp(error) && left > 0) return overSse(left);
 		throw error;
 	}
 }
@@ -78,7 +84,7 @@ async function connectStdio(
 		onSpawned,
 	);
 	try {
-		const connected = await connectOver('stdio', transport, connectTimeoutMs);
+		const connected = await connectOver('stdio', transport, transport, connectTimeoutMs);
 		return { ...connected, stderr, pid: transport.pid };
 	} catch (error) {
 		const output = stderr.read();
@@ -88,19 +94,36 @@ async function connectStdio(
 	}
 }
 
-function streamableTransport(config: HttpServerConfig, requestTimeoutMs: number): Transport {
+function streamableTransport(
+	config: HttpServerConfig,
+	reader: HttpExchanges,
+	requestTimeoutMs: number,
+): Transport {
 	const url = new URL(config.url);
-	const options = httpOptions(config, url, requestTimeoutMs);
+	const options = httpOptions(config, url, reader, requestTimeoutMs);
 	return withOAuth(config, new StreamableHTTPClientTransport(url, options));
 }
 
-function sseTransport(config: HttpServerConfig, requestTimeoutMs: number): Transport {
+function sseTransport(
+	config: HttpServerConfig,
+	reader: HttpExchanges,
+	requestTimeoutMs: number,
+): Transport {
 	const url = new URL(config.url);
-	return withOAuth(config, new SSEClientTransport(url, httpOptions(config, url, requestTimeoutMs)));
+	const options = httpOptions(config, url, reader, requestTimeoutMs);
+	return withOAuth(config, new SSEClientTransport(url, options));
 }
 
-/** Headers, proxy and deadlines through our fetch; in OAuth mode the session watches it and authorizes. */
-function httpOptions(config: HttpServerConfig, url: URL, requestTimeoutMs: number) {
+/**
+ * Headers, proxy and deadlines through our fetch, whose answers the reader watches; in OAuth mode
+ * the session watches it too, and authorizes.
+ */
+function httpOptions(
+	config: HttpServerConfig,
+	url: URL,
+	reader: HttpExchanges,
+	requestTimeoutMs: number,
+) {
 	let fetch = outboundFetch({
 		serverUrl: url,
 		headers: config.headers,
@@ -112,7 +135,7 @@ function httpOptions(config: HttpServerConfig, url: URL, requestTimeoutMs: numbe
 		fetch = session.trail.observe(fetch, url, () => session.currentAccessToken());
 		config.oauth.bind(url, fetch);
 	}
-	return { fetch, authProvider: config.oauth };
+	return { fetch: reader.watch(fetch), authProvider: config.oauth };
 }
 
 function withOAuth<T extends StreamableHTTPClientTransport | SSEClientTransport>(
@@ -132,6 +155,7 @@ function refusesStreamableHttp(error: unknown): boolean {
 async function connectOver(
 	transportName: ConnectedClient['transportName'],
 	transport: Transport,
+	reader: MessageReader,
 	connectTimeoutMs: number,
 	leftMs = connectTimeoutMs,
 ): Promise<ConnectedClient> {
@@ -167,5 +191,5 @@ async function connectOver(
 	} finally {
 		clearTimeout(timer);
 	}
-	return { client, transport, protocolVersion, transportName, serverRequests };
+	return { client, transport, protocolVersion, transportName, serverRequests, reader };
 }

@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ConnectionPool, type McpConnection } from '../../lib/mcp';
 import type { HttpServerConfig } from '../../lib/mcp/config';
 import { describeCallFailure } from '../../lib/execution/failures';
+import { mcpProxy } from '../support/httpProxy';
 import { startHttpServer, stopAllServers } from '../support/servers';
 
 const pool = new ConnectionPool({ maxSize: 4, idleTimeoutMs: 60_000, connectTimeoutMs: 30_000 });
@@ -83,52 +82,14 @@ describe('a Streamable HTTP session', () => {
 
 /** Passes requests on to the server; answers the next tools/call it is told to refuse with `status`. */
 async function refusingProxy(target: string, status: number) {
-	let refuse = false;
-	const server = http.createServer((req, res) => {
-		// A stream cut when the test ends its server ends the answer it was passing on.
-		forward(req, res).catch(() => res.destroy());
-	});
-	const forward = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-		const chunks: Buffer[] = [];
-		for await (const chunk of req) chunks.push(chunk as Buffer);
-		const body = Buffer.concat(chunks);
-		if (refuse && body.includes('"tools/call"')) {
-			refuse = false;
-			res.writeHead(status, { 'Content-Type': 'text/plain' }).end('slow down');
-			return;
-		}
-		const headers = Object.fromEntries(
-			['content-type', 'accept', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']
-				.filter((name) => req.headers[name] !== undefined)
-				.map((name) => [name, String(req.headers[name])]),
-		);
-		const upstream = await fetch(target, {
-			method: req.method,
-			headers,
-			body: req.method === 'POST' ? body : undefined,
-		});
-		res.writeHead(
-			upstream.status,
-			Object.fromEntries(
-				[...upstream.headers].filter(
-					([name]) => !['content-length', 'transfer-encoding', 'connection'].includes(name),
-				),
-			),
-		);
-		if (upstream.body) for await (const chunk of upstream.body) res.write(chunk);
-		res.end();
-	};
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	closers.push(
-		() =>
-			new Promise((resolve) => {
-				server.closeAllConnections();
-				server.close(() => resolve());
-			}),
-	);
+	const proxy = await mcpProxy(target);
+	closers.push(proxy.close);
 	return {
-		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-		refuseNextCall: () => (refuse = true),
+		url: proxy.url,
+		refuseNextCall: () =>
+			proxy.takeNextCall(({ res }) => {
+				res.writeHead(status, { 'Content-Type': 'text/plain' }).end('slow down');
+			}),
 	};
 }
 

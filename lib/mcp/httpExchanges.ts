@@ -1,0 +1,299 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+	DEFAULT_MAX_MESSAGE_BYTES,
+	isRequestOrNotification,
+	LocalAnswers,
+	responseId,
+	type MessageReader,
+	type RequestId,
+} from './localAnswers';
+import { isRecord } from '../json/value';
+import { reasonOf } from '../util/errorReason';
+import { SseLines, type SseLine } from './sseLines';
+
+type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+/** A request sent and not yet answered, and the streams its answer may come on. */
+interface InFlight {
+	/** Ends its response streams once the request was cancelled. */
+	stop: AbortController;
+	/** The last event id its streams gave: the server can resume them (a GET with Last-Event-ID). */
+	lastEventId?: string;
+}
+
+/**
+ * The HTTP exchanges of one MCP session, watched through the fetch its SDK transport is given, so
+ * that HTTP keeps the promises stdio keeps:
+ * - a message is read up to `maxMessageBytes`: a larger response ends its request at once with an
+ *   error and is not held (its stream is read no further, or, where other messages share it, read
+ *   on without keeping it); the session stays;
+ * - over Streamable HTTP, a request whose response ended without the answer (the stream closed,
+ *   the connection dropped, an HTTP 202) fails at once rather than at its timeout, unless the server
+ *   can resume the stream (it gave event ids): the SDK then asks for the rest;
+ * - a cancelled request's response stream is closed, not kept open until the server answers.
+ */
+export class HttpExchanges implements MessageReader {
+	maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
+	readonly answers = new LocalAnswers();
+	private readonly inFlight = new Map<RequestId, InFlight>();
+
+	/** `streamable`: Streamable HTTP, where each POSTed request is answered on its own response. */
+	constructor(private readonly streamable: boolean) {}
+
+	watch(fetch: Fetch): Fetch {
+		return async (url, init) => {
+			const sent = this.streamable ? sentMessage(init) : undefined;
+			const cancelled = cancelledRequest(sent);
+			if (cancelled !== undefined) this.stop(cancelled);
+			const posted = requestIdOf(sent);
+			const request = posted ?? this.resumedRequest(init);
+			if (request === undefined) return this.watched(await fetch(url, init), init);
+			const exchange = this.inFlight.get(request) ?? { stop: new AbortController() };
+			this.inFlight.set(request, exchange);
+			const signals = [exchange.stop.signal, ...(init?.signal ? [init.signal] : [])];
+			let response: Response;
+			try {
+				response = await fetch(url, { ...init, signal: AbortSignal.any(signals) });
+			} catch (error) {
+				if (posted !== undefined) this.inFlight.delete(request);
+				throw error;
+			}
+			if (posted !== undefined && response.status === 202) {
+				this.inFlight.delete(request);
+				await response.body?.cancel();
+				return answerOf(
+					this.answers.unanswered(request, 'it accepted it (HTTP 202) and sent no answer'),
+				);
+			}
+			if (!response.ok && posted !== undefined) this.inFlight.delete(request);
+			return this.watched(response, init, request);
+		};
+	}
+
+	/** The response with its body read as this session reads messages. */
+	private async watched(
+		response: Response,
+		init?: RequestInit,
+		request?: RequestId,
+	): Promise<Response> {
+		const { body } = response;
+		if (!response.ok || !body) return response;
+		const type = mediaType(response);
+		if (type === 'text/event-stream')
+			return new Response(this.eventStream(body, request, init?.signal ?? undefined), response);
+		if (type === 'application/json' && request !== undefined) {
+			return responseOf(
+				this.jsonAnswer(response, body, request, init?.signal ?? undefined),
+				response,
+			);
+		}
+		return response;
+	}
+
+	/** The events of a response stream passed on as they come, a message over the limit cut out. */
+	private eventStream(
+		body: ReadableStream<Uint8Array>,
+		request: RequestId | undefined,
+		session?: AbortSignal,
+	): ReadableStream<Uint8Array> {
+		const reader = body.getReader();
+		let controller!: ReadableStreamDefaultController<Uint8Array>;
+		let passed = 0;
+		const pass = (bytes: Uint8Array) => {
+			passed++;
+			controller.enqueue(bytes);
+		};
+		const answer = (message: JSONRPCMessage) => pass(eventOf(message));
+		const lines = new SseLines(() => this.maxMessageBytes, {
+			pass,
+			// A response stream carries one answer: one too large ends it, and nothing more is read.
+			cut: (line) => {
+				if (request === undefined || !isAnswer(line)) return true;
+				this.inFlight.delete(request);
+				answer(this.answers.tooLarge(request, line.bytes, this.maxMessageBytes, true));
+				return false;
+			},
+			ended: (line) => {
+				const exchange = request === undefined ? undefined : this.inFlight.get(request);
+				if (line.field === 'id' && exchange) exchange.lastEventId = line.value.trim();
+				if (!isAnswer(line)) return;
+				const id = responseId(line.value, line.tail);
+				if (id === undefined) return;
+				this.inFlight.delete(id);
+				if (line.cut) answer(this.answers.tooLarge(id, line.bytes, this.maxMessageBytes, false));
+			},
+		});
+		// The answer a request still waits for when its stream ends, unless the server can resume it.
+		const unanswered = (why: string) => {
+			const exchange = request === undefined ? undefined : this.inFlight.get(request);
+			if (!exchange || exchange.lastEventId !== undefined || session?.aborted) return false;
+			this.inFlight.delete(request!);
+			answer(this.answers.unanswered(request!, why));
+			return true;
+		};
+		/** Reads one chunk and passes on what it holds; false once the stream has ended. */
+		const readOnce = async (): Promise<boolean> => {
+			let next: Awaited<ReturnType<typeof reader.read>>;
+			try {
+				next = await reader.read();
+			} catch (error) {
+				const why = `the connection dropped before the answer came: ${reasonOf(error)}`;
+				// A cancelled request's stream, stopped here, just ends.
+				const stopped = request !== undefined && !this.inFlight.has(request);
+				if (unanswered(why) || stopped) controller.close();
+				else controller.error(error);
+				return false;
+			}
+			if (next.done) {
+				unanswered('it ended its response without the answer');
+				controller.close();
+				return false;
+			}
+			if (lines.push(next.value)) return true;
+			await reader.cancel().catch(() => undefined);
+			controller.close();
+			return false;
+		};
+		return new ReadableStream<Uint8Array>({
+			start: (streamController) => {
+				controller = streamController;
+			},
+			// A pull that passes nothing on (all of it a skipped line) is not asked again: read on.
+			pull: async () => {
+				const before = passed;
+				while (passed === before && (await readOnce()));
+			},
+			cancel: (reason) => reader.cancel(reason),
+		});
+	}
+
+	/** A JSON answer read whole, up to the limit. */
+	private async jsonAnswer(
+		response: Response,
+		body: ReadableStream<Uint8Array>,
+		request: RequestId,
+		session?: AbortSignal,
+	): Promise<Uint8Array | JSONRPCMessage> {
+		const limit = this.maxMessageBytes;
+		const chunks: Uint8Array[] = [];
+		let bytes = 0;
+		try {
+			const declared = Number(response.headers.get('content-length'));
+			if (declared > limit) {
+				await body.cancel();
+				return this.answers.tooLarge(request, declared, limit, false);
+			}
+			for await (const chunk of body) {
+				bytes += chunk.length;
+				// Leaving the loop cancels the body: it is read no further.
+				if (bytes > limit) return this.answers.tooLarge(request, bytes, limit, true);
+				chunks.push(chunk);
+			}
+			return attributed(Buffer.concat(chunks, bytes), request);
+		} catch (error) {
+			if (session?.aborted || !this.inFlight.has(request)) throw error;
+			return this.answers.unanswered(
+				request,
+				`the connection dropped before the answer came: ${reasonOf(error)}`,
+			);
+		} finally {
+			this.inFlight.delete(request);
+		}
+	}
+
+	private stop(request: RequestId): void {
+		const exchange = this.inFlight.get(request);
+		this.inFlight.delete(request);
+		exchange?.stop.abort();
+	}
+
+	/** The request whose stream a GET with Last-Event-ID resumes. */
+	private resumedRequest(init?: RequestInit): RequestId | undefined {
+		const lastEventId = new Headers(init?.headers).get('last-event-id');
+		if (lastEventId === null || init?.method !== 'GET') return undefined;
+		for (const [request, exchange] of this.inFlight)
+			if (exchange.lastEventId === lastEventId) return request;
+		return undefined;
+	}
+}
+
+/** Error answers are small: a larger body is not looked into. */
+const MAX_ERROR_BYTES = 64 * 1024;
+
+/**
+ * The answer to the one request a response is for: an error that names no request (`"id": null`,
+ * which JSON-RPC allows when the server could not read it; or none) is that request's, rather than
+ * an answer the SDK refuses and the request waits on until its timeout.
+ */
+function attributed(body: Buffer, request: RequestId): Uint8Array | JSONRPCMessage {
+	if (body.length > MAX_ERROR_BYTES) return body;
+	let answer: { error?: unknown; id?: unknown } | undefined;
+	try {
+		answer = JSON.parse(body.toString('utf8')) as typeof answer;
+	} catch {
+		return body;
+	}
+	const unnamed = answer?.id === null || answer?.id === undefined;
+	return isRecord(answer?.error) && unnamed ? ({ ...answer, id: request } as JSONRPCMessage) : body;
+}
+
+/** A `data` line that holds a response (a request or notification names its method first). */
+const isAnswer = (line: SseLine) => line.field === 'data' && !isRequestOrNotification(line.value);
+
+/** The JSON-RPC message a POST sends; the SDK sends its body as a string. */
+function sentMessage(init?: RequestInit): unknown {
+	if (init?.method !== 'POST' || typeof init.body !== 'string') return undefined;
+	try {
+		return JSON.parse(init.body) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+function requestIdOf(message: unknown): RequestId | undefined {
+	const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
+	return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')
+		? id
+		: undefined;
+}
+
+function cancelledRequest(message: unknown): RequestId | undefined {
+	const { method, params } = (message ?? {}) as {
+		method?: unknown;
+		params?: { requestId?: unknown };
+	};
+	const id = params?.requestId;
+	return method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')
+		? id
+		: undefined;
+}
+
+function mediaType(response: Response): string {
+	return (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+function eventOf(message: JSONRPCMessage): Uint8Array {
+	// Blank lines first: the event is whole whatever the stream left unfinished before it.
+	return Buffer.from(`\n\ndata: ${JSON.stringify(message)}\n\n`);
+}
+
+function answerOf(message: JSONRPCMessage): Response {
+	return new Response(JSON.stringify(message), {
+		status: 200,
+		headers: { 'content-type': 'application/json' },
+	});
+}
+
+/** The response with the body read (or the answer made up in its place), its status and headers kept. */
+async function responseOf(
+	read: Promise<Uint8Array | JSONRPCMessage>,
+	like: Response,
+): Promise<Response> {
+	const body = await read;
+	if (!(body instanceof Uint8Array)) return answerOf(body);
+	return new Response(body, {
+		status: like.status,
+		statusText: like.statusText,
+		headers: like.headers,
+	});
+}
