@@ -231,6 +231,20 @@ describe('a response larger than the session reads', () => {
 	});
 });
 
+describe('a response stream the server can resume', () => {
+	it('is resumed when the server closes it before answering (it gave event ids), and the call gets its answer', async () => {
+		const resumable = await startHttpServer('fault', { resumable: true });
+		const outcome = await pool.use(config(resumable.url), async (connection) => ({
+			result: await connection.callTool('answer_later', { ms: 300 }, { timeoutMs: 20_000 }),
+			after: await echo(connection, 'after'),
+		}));
+		expect(outcome.result.content).toEqual([{ type: 'text', text: 'answered after 300 ms' }]);
+		expect(outcome.after).toEqual([{ type: 'text', text: 'after' }]);
+		await pool.closeAll();
+		await resumable.stop();
+	});
+});
+
 describe('a call that timed out', () => {
 	it('closes its response stream rather than keep it open until the server answers', async () => {
 		let streamClosed: Promise<number> | undefined;

@@ -1,11 +1,13 @@
 // MCP server for tests: well-behaved tools next to tools that fail in every way a client must survive.
 // Usage: node fault-server.mjs [--http PORT [--sse-only] [--require-header "Name: value"]...]
 //        [--name NAME] [--server-version V] [--tools-prefix P] [--hostile] [--invalid-tools] [--mute]
-//        [--failing-list]
+//        [--failing-list] [--resumable]
 // --hostile adds the tools of a server that attacks its client (see `hostileTools`);
 // --invalid-tools lists tools whose definitions break the MCP schema next to the valid ones;
 // --mute starts a process that never answers anything, not even `initialize`;
-// --failing-list answers tools/list with a -32000 error that quotes $CANARY_SECRET.
+// --failing-list answers tools/list with a -32000 error that quotes $CANARY_SECRET;
+// --resumable keeps every event of its Streamable HTTP streams so that a client can resume them
+//   (priming events, Last-Event-ID), and adds `answer_later`, which closes its stream before answering.
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -17,6 +19,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { commandLine, fatal } from './commandLine.mjs';
 import { jsonRpcError, mcpSessions, reply } from './sessions.mjs';
 
@@ -37,6 +40,7 @@ function parseArgs(argv) {
 		'invalid-tools': { type: 'boolean', default: false },
 		mute: { type: 'boolean', default: false },
 		'failing-list': { type: 'boolean', default: false },
+		resumable: { type: 'boolean', default: false },
 	});
 	const http = values.http === undefined ? undefined : Number(values.http);
 	if (http !== undefined && !(Number.isInteger(http) && http > 0))
@@ -56,6 +60,7 @@ function parseArgs(argv) {
 		invalidTools: values['invalid-tools'],
 		mute: values.mute,
 		failingList: values['failing-list'],
+		resumable: values.resumable,
 	};
 }
 
@@ -596,6 +601,22 @@ const hostileTools = [
 	},
 ];
 if (options.hostile) tools.push(...hostileTools);
+if (options.resumable)
+	tools.push({
+		name: 'answer_later',
+		description:
+			'Closes its response stream (the client resumes it, as MCP 2025-11-25 allows), then answers after ms.',
+		inputSchema: {
+			type: 'object',
+			properties: { ms: { type: 'integer', minimum: 0, maximum: 60000 } },
+			required: ['ms'],
+		},
+		run: async ({ ms }, extra) => {
+			extra.closeSSEStream?.();
+			await sleep(ms, extra.signal);
+			return text(`answered after ${ms} ms`);
+		},
+	});
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -713,6 +734,7 @@ function serveHttp(port) {
 			keepRawArguments(transport);
 		},
 		(sessionId) => console.error(`fault-server: session ${sessionId} ended`),
+		options.resumable ? { eventStore: new InMemoryEventStore(), retryInterval: 100 } : {},
 	);
 
 	async function route(req, res) {

@@ -19,9 +19,10 @@ export const jsonRpcError = (message, code = -32000) => ({
 
 /**
  * The sessions of one HTTP server. `connect(transport)` connects a new MCP server to a session's
- * transport; `onEnd(sessionId)` hears of a Streamable HTTP session that ended.
+ * transport; `onEnd(sessionId)` hears of a Streamable HTTP session that ended; `streamOptions` go
+ * to each Streamable HTTP transport (an event store that makes its streams resumable, say).
  */
-export function mcpSessions(connect, onEnd = () => {}) {
+export function mcpSessions(connect, onEnd = () => {}, streamOptions = {}) {
 	const streamable = new Map();
 	const sse = new Map();
 	return {
@@ -49,6 +50,7 @@ export function mcpSessions(connect, onEnd = () => {}) {
 			if (!isInitializeRequest(initialization))
 				return reply(res, 400, jsonRpcError('Missing Mcp-Session-Id header'));
 			const transport = new StreamableHTTPServerTransport({
+				...streamOptions,
 				sessionIdGenerator: () => randomUUID(),
 				onsessioninitialized: (id) => streamable.set(id, transport),
 			});

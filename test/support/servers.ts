@@ -36,6 +36,8 @@ export interface FaultServerOptions {
 	mute?: boolean;
 	/** Answer tools/list with a JSON-RPC error quoting $CANARY_SECRET. */
 	failingList?: boolean;
+	/** Keep the events of its HTTP streams for clients to resume them, and add `answer_later`. */
+	resumable?: boolean;
 }
 
 export interface FaultHttpOptions extends FaultServerOptions {
@@ -98,6 +100,7 @@ export function faultServerArgs(options: FaultHttpOptions = {}): string[] {
 	if (options.invalidTools) args.push('--invalid-tools');
 	if (options.mute) args.push('--mute');
 	if (options.failingList) args.push('--failing-list');
+	if (options.resumable) args.push('--resumable');
 	if (options.sseOnly) args.push('--sse-only');
 	for (const [header, value] of Object.entries(options.requireHeaders ?? {})) {
 		args.push('--require-header', `${header}: ${value}`);
