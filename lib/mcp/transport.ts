@@ -47,21 +47,19 @@ export async function connectClient(
 	if (config.transport === 'stdio') return connectStdio(config, connectTimeoutMs, onSpawned);
 	// An OAuth request that hangs fails before the connect does, so the error names its step.
 	const requestTimeoutMs = Math.min(OAUTH_REQUEST_TIMEOUT_MS, (connectTimeoutMs * 3) / 4);
-	const overSse = (leftMs = connectTimeoutMs) => {
-		const reader = new HttpExchanges(false);
-		const transport = sseTransport(config, reader, requestTimeoutMs);
-		return connectOver('sse', transport, reader, connectTimeoutMs, leftMs);
+	const over = (kind: 'streamableHttp' | 'sse', leftMs = connectTimeoutMs) => {
+		const { transport, reader } = httpTransport(kind, config, requestTimeoutMs);
+		return connectOver(kind, transport, reader, connectTimeoutMs, leftMs);
 	};
-	if (config.mode === 'sse') return overSse();
+	if (config.mode === 'sse') return over('sse');
 	const started = Date.now();
 	try {
-		const reader = new HttpExchanges(true);
-		const transport = streamableTransport(config, reader, requestTimeoutMs);
-		return await connectOver('streamableHttp', transport, reader, connectTimeoutMs);
+		return await over('streamableHttp');
 	} catch (error) {
 		// The legacy transport gets what is left of the one connect timeout, not a second one.
 		const left = connectTimeoutMs - (Date.now() - started);
-		if (config.mode === 'auto' && refusesStreamableHttp(error) && left > 0) return overSse(left);
+		if (config.mode === 'auto' && refusesStreamableHttp(error) && left > 0)
+			return over('sse', left);
 		throw error;
 	}
 }
@@ -94,24 +92,21 @@ async function connectStdio(
 	}
 }
 
-function streamableTransport(
+/** A Streamable HTTP or legacy SSE transport, and the reader that watches its exchanges. */
+function httpTransport(
+	kind: 'streamableHttp' | 'sse',
 	config: HttpServerConfig,
-	reader: HttpExchanges,
 	requestTimeoutMs: number,
-): Transport {
+): { transport: Transport; reader: HttpExchanges } {
 	const url = new URL(config.url);
+	const reader = new HttpExchanges(kind === 'streamableHttp');
 	const options = httpOptions(config, url, reader, requestTimeoutMs);
-	return withOAuth(config, new StreamableHTTPClientTransport(url, options));
-}
-
-function sseTransport(
-	config: HttpServerConfig,
-	reader: HttpExchanges,
-	requestTimeoutMs: number,
-): Transport {
-	const url = new URL(config.url);
-	const options = httpOptions(config, url, reader, requestTimeoutMs);
-	return withOAuth(config, new SSEClientTransport(url, options));
+	const transport =
+		kind === 'sse'
+			? new SSEClientTransport(url, options)
+			: new StreamableHTTPClientTransport(url, options);
+	if (config.oauth) recoverAuthorization(transport, config.oauth);
+	return { transport, reader };
 }
 
 /**
@@ -136,14 +131,6 @@ function httpOptions(
 		config.oauth.bind(url, fetch);
 	}
 	return { fetch: reader.watch(fetch), authProvider: config.oauth };
-}
-
-function withOAuth<T extends StreamableHTTPClientTransport | SSEClientTransport>(
-	config: HttpServerConfig,
-	transport: T,
-): T {
-	if (config.oauth) recoverAuthorization(transport, config.oauth);
-	return transport;
 }
 
 /** A legacy SSE-only server answers the Streamable HTTP POST with 400, 404 or 405 (spec's backwards-compatibility rule). */
