@@ -35,7 +35,8 @@ interface InFlight {
 export class HttpExchanges implements MessageReader {
 	maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
 	readonly answers = new LocalAnswers();
-	private readonly inFlight = new Map<RequestId, InFlight>();
+	/** By the id's text: a server may echo a numeric id as a string, which the SDK takes for the same. */
+	private readonly inFlight = new Map<string, InFlight>();
 
 	/** `streamable`: Streamable HTTP, where each POSTed request is answered on its own response. */
 	constructor(private readonly streamable: boolean) {}
@@ -48,24 +49,24 @@ export class HttpExchanges implements MessageReader {
 			const posted = requestIdOf(sent);
 			const request = posted ?? this.resumedRequest(init);
 			if (request === undefined) return this.watched(await fetch(url, init), init);
-			const exchange = this.inFlight.get(request) ?? { stop: new AbortController() };
-			this.inFlight.set(request, exchange);
+			const exchange = this.inFlight.get(String(request)) ?? { stop: new AbortController() };
+			this.inFlight.set(String(request), exchange);
 			const signals = [exchange.stop.signal, ...(init?.signal ? [init.signal] : [])];
 			let response: Response;
 			try {
 				response = await fetch(url, { ...init, signal: AbortSignal.any(signals) });
 			} catch (error) {
-				if (posted !== undefined) this.inFlight.delete(request);
+				if (posted !== undefined) this.inFlight.delete(String(request));
 				throw error;
 			}
 			if (posted !== undefined && response.status === 202) {
-				this.inFlight.delete(request);
+				this.inFlight.delete(String(request));
 				await response.body?.cancel();
 				return answerOf(
 					this.answers.unanswered(request, 'it accepted it (HTTP 202) and sent no answer'),
 				);
 			}
-			if (!response.ok && posted !== undefined) this.inFlight.delete(request);
+			if (!response.ok && posted !== undefined) this.inFlight.delete(String(request));
 			return this.watched(response, init, request);
 		};
 	}
@@ -87,6 +88,8 @@ export class HttpExchanges implements MessageReader {
 				response,
 			);
 		}
+		// Any other answer to a request the SDK refuses: the request ends there.
+		if (request !== undefined) this.inFlight.delete(String(request));
 		return response;
 	}
 
@@ -104,30 +107,39 @@ export class HttpExchanges implements MessageReader {
 			controller.enqueue(bytes);
 		};
 		const answer = (message: JSONRPCMessage) => pass(eventOf(message));
+		// The SDK reads the data of `message` events only (an event names no type, or that one).
+		let eventType = '';
+		const isAnswer = (line: SseLine) =>
+			line.field === 'data' &&
+			(eventType === '' || eventType === 'message') &&
+			!isRequestOrNotification(line.value);
 		const lines = new SseLines(() => this.maxMessageBytes, {
 			pass,
 			// A response stream carries one answer: one too large ends it, and nothing more is read.
 			cut: (line) => {
 				if (request === undefined || !isAnswer(line)) return true;
-				this.inFlight.delete(request);
+				this.inFlight.delete(String(request));
 				answer(this.answers.tooLarge(request, line.bytes, this.maxMessageBytes, true));
 				return false;
 			},
 			ended: (line) => {
-				const exchange = request === undefined ? undefined : this.inFlight.get(request);
+				const exchange = request === undefined ? undefined : this.inFlight.get(String(request));
 				if (line.field === 'id' && exchange) exchange.lastEventId = line.value.trim();
-				if (!isAnswer(line)) return;
+				if (line.field === 'event') eventType = line.value.trim();
+				const answered = isAnswer(line);
+				if (line.field === '' && line.value === '') eventType = '';
+				if (!answered) return;
 				const id = responseId(line.value, line.tail);
 				if (id === undefined) return;
-				this.inFlight.delete(id);
+				this.inFlight.delete(String(id));
 				if (line.cut) answer(this.answers.tooLarge(id, line.bytes, this.maxMessageBytes, false));
 			},
 		});
 		// The answer a request still waits for when its stream ends, unless the server can resume it.
 		const unanswered = (why: string) => {
-			const exchange = request === undefined ? undefined : this.inFlight.get(request);
+			const exchange = request === undefined ? undefined : this.inFlight.get(String(request));
 			if (!exchange || exchange.lastEventId !== undefined || session?.aborted) return false;
-			this.inFlight.delete(request!);
+			this.inFlight.delete(String(request));
 			answer(this.answers.unanswered(request!, why));
 			return true;
 		};
@@ -139,7 +151,7 @@ export class HttpExchanges implements MessageReader {
 			} catch (error) {
 				const why = `the connection dropped before the answer came: ${reasonOf(error)}`;
 				// A cancelled request's stream, stopped here, just ends.
-				const stopped = request !== undefined && !this.inFlight.has(request);
+				const stopped = request !== undefined && !this.inFlight.has(String(request));
 				if (unanswered(why) || stopped) controller.close();
 				else controller.error(error);
 				return false;
@@ -191,19 +203,28 @@ export class HttpExchanges implements MessageReader {
 			}
 			return attributed(Buffer.concat(chunks, bytes), request);
 		} catch (error) {
-			if (session?.aborted || !this.inFlight.has(request)) throw error;
+			if (session?.aborted || !this.inFlight.has(String(request))) throw error;
 			return this.answers.unanswered(
 				request,
 				`the connection dropped before the answer came: ${reasonOf(error)}`,
 			);
 		} finally {
-			this.inFlight.delete(request);
+			this.inFlight.delete(String(request));
 		}
 	}
 
+	/**
+	 * The SDK was handed a response: its request is answered, however the server wrote it (over
+	 * several `data` lines, say, where the stream watch does not see it).
+	 */
+	delivered(message: JSONRPCMessage): void {
+		if (!('method' in message) && 'id' in message && message.id !== undefined)
+			this.inFlight.delete(String(message.id));
+	}
+
 	private stop(request: RequestId): void {
-		const exchange = this.inFlight.get(request);
-		this.inFlight.delete(request);
+		const exchange = this.inFlight.get(String(request));
+		this.inFlight.delete(String(request));
 		exchange?.stop.abort();
 	}
 
@@ -236,9 +257,6 @@ function attributed(body: Buffer, request: RequestId): Uint8Array | JSONRPCMessa
 	const unnamed = answer?.id === null || answer?.id === undefined;
 	return isRecord(answer?.error) && unnamed ? ({ ...answer, id: request } as JSONRPCMessage) : body;
 }
-
-/** A `data` line that holds a response (a request or notification names its method first). */
-const isAnswer = (line: SseLine) => line.field === 'data' && !isRequestOrNotification(line.value);
 
 /** The JSON-RPC message a POST sends; the SDK sends its body as a string. */
 function sentMessage(init?: RequestInit): unknown {

@@ -106,6 +106,8 @@ function httpTransport(
 			? new SSEClientTransport(url, options)
 			: new StreamableHTTPClientTransport(url, options);
 	if (config.oauth) recoverAuthorization(transport, config.oauth);
+	// Set before the client connects, which calls it ahead of its own handler for every message.
+	transport.onmessage = (message) => reader.delivered(message);
 	return { transport, reader };
 }
 

@@ -201,6 +201,21 @@ describe('a response larger than the session reads', () => {
 		);
 	});
 
+	it('reads past a large event of another type than message, which is no answer, to the answer', async () => {
+		const outcome = await onOneSession(
+			async ({ forward, res }) => {
+				const upstream = await forward();
+				res.writeHead(200, { 'content-type': 'text/event-stream' });
+				res.write(`event: debug-log\ndata: {"result":"${'x'.repeat(11 * 1024 * 1024)}"}\n\n`);
+				for await (const chunk of upstream.body!) res.write(chunk);
+				res.end();
+			},
+			(connection) => echo(connection, 'past the log'),
+		);
+		expect(outcome.failure).toEqual({ result: [{ type: 'text', text: 'past the log' }] });
+		expect(outcome.sameSession).toBe(true);
+	});
+
 	it('reads a large result whole when the call allows it, and names the size of one it does not', async () => {
 		const outcome = await pool.use(config(proxy.url), async (connection) => {
 			const call = (maxResultBytes?: number) =>
