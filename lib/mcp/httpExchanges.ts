@@ -9,7 +9,7 @@ import {
 } from './localAnswers';
 import { isRecord } from '../json/value';
 import { reasonOf } from '../util/errorReason';
-import { SseLines, type SseLine } from './sseLines';
+import { SseEvents, type SseEvent } from './sseEvents';
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -30,13 +30,16 @@ interface InFlight {
  * - over Streamable HTTP, a request whose response ended without the answer (the stream closed,
  *   the connection dropped, an HTTP 202) fails at once rather than at its timeout, unless the server
  *   can resume the stream (it gave event ids): the SDK then asks for the rest;
- * - a cancelled request's response stream is closed, not kept open until the server answers.
+ * - a cancelled request's response stream is closed, not kept open until the server answers, nor
+ *   resumed.
  */
 export class HttpExchanges implements MessageReader {
 	maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
 	readonly answers = new LocalAnswers();
 	/** By the id's text: a server may echo a numeric id as a string, which the SDK takes for the same. */
 	private readonly inFlight = new Map<string, InFlight>();
+	/** The last event ids of cancelled requests' streams, which the SDK would resume for nothing. */
+	private readonly stoppedStreams = new Set<string>();
 
 	/** `streamable`: Streamable HTTP, where each POSTed request is answered on its own response. */
 	constructor(private readonly streamable: boolean) {}
@@ -46,6 +49,7 @@ export class HttpExchanges implements MessageReader {
 			const sent = this.streamable ? sentMessage(init) : undefined;
 			const cancelled = cancelledRequest(sent);
 			if (cancelled !== undefined) this.stop(cancelled);
+			if (this.stoppedStreams.delete(resumedEventId(init) ?? '')) return notResumed();
 			const posted = requestIdOf(sent);
 			const request = posted ?? this.resumedRequest(init);
 			if (request === undefined) return this.watched(await fetch(url, init), init);
@@ -107,32 +111,23 @@ export class HttpExchanges implements MessageReader {
 			controller.enqueue(bytes);
 		};
 		const answer = (message: JSONRPCMessage) => pass(eventOf(message));
-		// The SDK reads the data of `message` events only (an event names no type, or that one).
-		let eventType = '';
-		const isAnswer = (line: SseLine) =>
-			line.field === 'data' &&
-			(eventType === '' || eventType === 'message') &&
-			!isRequestOrNotification(line.value);
-		const lines = new SseLines(() => this.maxMessageBytes, {
+		const events = new SseEvents(() => this.maxMessageBytes, {
 			pass,
 			// A response stream carries one answer: one too large ends it, and nothing more is read.
-			cut: (line) => {
-				if (request === undefined || !isAnswer(line)) return true;
+			cut: (event) => {
+				if (request === undefined || !isAnswer(event)) return true;
 				this.inFlight.delete(String(request));
-				answer(this.answers.tooLarge(request, line.bytes, this.maxMessageBytes, true));
+				answer(this.answers.tooLarge(request, event.bytes, this.maxMessageBytes, true));
 				return false;
 			},
-			ended: (line) => {
+			ended: (event) => {
 				const exchange = request === undefined ? undefined : this.inFlight.get(String(request));
-				if (line.field === 'id' && exchange) exchange.lastEventId = line.value.trim();
-				if (line.field === 'event') eventType = line.value.trim();
-				const answered = isAnswer(line);
-				if (line.field === '' && line.value === '') eventType = '';
-				if (!answered) return;
-				const id = responseId(line.value, line.tail);
+				if (event.id !== '' && exchange) exchange.lastEventId = event.id;
+				if (!isAnswer(event)) return;
+				const id = responseId(event.head, event.tail);
 				if (id === undefined) return;
 				this.inFlight.delete(String(id));
-				if (line.cut) answer(this.answers.tooLarge(id, line.bytes, this.maxMessageBytes, false));
+				if (event.cut) answer(this.answers.tooLarge(id, event.bytes, this.maxMessageBytes, false));
 			},
 		});
 		// The answer a request still waits for when its stream ends, unless the server can resume it.
@@ -161,7 +156,7 @@ export class HttpExchanges implements MessageReader {
 				controller.close();
 				return false;
 			}
-			if (lines.push(next.value)) return true;
+			if (events.push(next.value)) return true;
 			await reader.cancel().catch(() => undefined);
 			controller.close();
 			return false;
@@ -225,18 +220,26 @@ export class HttpExchanges implements MessageReader {
 	private stop(request: RequestId): void {
 		const exchange = this.inFlight.get(String(request));
 		this.inFlight.delete(String(request));
+		if (exchange?.lastEventId !== undefined) {
+			this.stoppedStreams.add(exchange.lastEventId);
+			const oldest = this.stoppedStreams.values().next().value;
+			if (this.stoppedStreams.size > MAX_STOPPED_STREAMS) this.stoppedStreams.delete(oldest!);
+		}
 		exchange?.stop.abort();
 	}
 
 	/** The request whose stream a GET with Last-Event-ID resumes. */
 	private resumedRequest(init?: RequestInit): RequestId | undefined {
-		const lastEventId = new Headers(init?.headers).get('last-event-id');
-		if (lastEventId === null || init?.method !== 'GET') return undefined;
+		const lastEventId = resumedEventId(init);
+		if (lastEventId === undefined) return undefined;
 		for (const [request, exchange] of this.inFlight)
 			if (exchange.lastEventId === lastEventId) return request;
 		return undefined;
 	}
 }
+
+/** Cancelled requests whose streams the session remembers, so as not to resume them. */
+const MAX_STOPPED_STREAMS = 256;
 
 /** Error answers are small: a larger body is not looked into. */
 const MAX_ERROR_BYTES = 64 * 1024;
@@ -268,6 +271,20 @@ function sentMessage(init?: RequestInit): unknown {
 	}
 }
 
+/** The event id a GET resumes a stream after (its Last-Event-ID). */
+function resumedEventId(init?: RequestInit): string | undefined {
+	if (init?.method !== 'GET') return undefined;
+	return new Headers(init.headers).get('last-event-id') ?? undefined;
+}
+
+/**
+ * What a server that offers no stream to resume answers (405, which the SDK takes quietly): a
+ * cancelled request's stream is not resumed, as it would stay open until the server answers.
+ */
+function notResumed(): Response {
+	return new Response(null, { status: 405, statusText: 'Not resumed: the request was cancelled' });
+}
+
 function requestIdOf(message: unknown): RequestId | undefined {
 	const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
 	return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')
@@ -284,6 +301,15 @@ function cancelledRequest(message: unknown): RequestId | undefined {
 	return method === 'notifications/cancelled' && (typeof id === 'string' || typeof id === 'number')
 		? id
 		: undefined;
+}
+
+/** The SDK reads the data of `message` events only (an event names no type, or that one). */
+function isAnswer(event: SseEvent): boolean {
+	return (
+		event.bytes > 0 &&
+		(event.type === '' || event.type === 'message') &&
+		!isRequestOrNotification(event.head)
+	);
 }
 
 function mediaType(response: Response): string {

@@ -145,14 +145,21 @@ describe('an error answer that names no request', () => {
 	);
 });
 
-/** Writes `head`, then `x` without end, as fast as the client reads; resolves with the bytes written once it stops reading. */
-async function endless(res: http.ServerResponse, type: string, head: string) {
+/**
+ * Writes `head`, then `piece` without end, as fast as the client reads; resolves with the bytes
+ * written once it stops reading.
+ */
+async function endless(
+	res: http.ServerResponse,
+	type: string,
+	head: string,
+	piece = Buffer.alloc(256 * 1024, 'x'),
+) {
 	let written = 0;
 	let closed = false;
 	const close = once(res, 'close').then(() => (closed = true));
 	res.writeHead(200, { 'content-type': type });
 	res.write(head);
-	const piece = Buffer.alloc(256 * 1024, 'x');
 	while (!closed && written < 1024 * 1024 * 1024) {
 		written += piece.length;
 		if (!res.write(piece)) await Promise.race([once(res, 'drain'), close]);
@@ -187,6 +194,29 @@ describe('a response larger than the session reads', () => {
 			expect(outcome.sameSession).toBe(true);
 		},
 	);
+
+	it('ends the call at once when an event never ends, its data on ever more short lines', async () => {
+		let written: Promise<number> | undefined;
+		const outcome = await onOneSession(
+			async ({ res }) => {
+				const head =
+					'data: {"jsonrpc":"2.0","id":99,"result":{"content":[{"type":"text","text":"\n';
+				written = endless(
+					res,
+					'text/event-stream',
+					head,
+					Buffer.from(`data: ${'x'.repeat(500)}\n`),
+				);
+				await written;
+			},
+			(connection) => echo(connection, 'endless lines'),
+		);
+		expect((outcome.failure as Error).message).toBe(
+			'The result is larger than the 10.0 MB allowed (Max Result Size)',
+		);
+		expect(await written).toBeLessThan(64 * 1024 * 1024);
+		expect(outcome.sameSession).toBe(true);
+	});
 
 	it('ends the call at once when a JSON body declares more than the limit, reading none of it', async () => {
 		const outcome = await onOneSession(
@@ -260,6 +290,33 @@ describe('a response stream the server can resume', () => {
 	});
 });
 
+describe('a response stream whose lines end in a bare CR, as SSE allows', () => {
+	it('is read as any other: its event ids are seen, so that the server resumes it when it closes it early', async () => {
+		const resumable = await startHttpServer('fault', { resumable: true });
+		const crProxy = await mcpProxy(resumable.url);
+		const outcome = await pool.use(config(crProxy.url), async (connection) => {
+			crProxy.takeNextCall(async ({ forward, res }) => {
+				const upstream = await forward();
+				res.writeHead(upstream.status, { 'content-type': 'text/event-stream' });
+				for await (const chunk of upstream.body!)
+					res.write(
+						Buffer.from(chunk as Uint8Array)
+							.toString()
+							.replaceAll('\n', '\r'),
+					);
+				// A keep-alive comment: the CR that ended what came before ends its line once more comes.
+				res.end(': keep-alive\r');
+			});
+			return connection.callTool('answer_later', { ms: 300 }, { timeoutMs: 20_000 });
+		});
+		expect(outcome.content).toEqual([{ type: 'text', text: 'answered after 300 ms' }]);
+		expect(crProxy.resumed).toHaveLength(1);
+		await pool.closeAll();
+		await crProxy.close();
+		await resumable.stop();
+	});
+});
+
 describe('a call that timed out', () => {
 	it('closes its response stream rather than keep it open until the server answers', async () => {
 		let streamClosed: Promise<number> | undefined;
@@ -276,5 +333,24 @@ describe('a call that timed out', () => {
 		// The server answers after 8 s; the stream closed within moments of the timeout.
 		expect(closedAt).toBeDefined();
 		expect(outcome.sameSession).toBe(true);
+	});
+
+	it('does not have the server resume its stream, which would stay open until the tool ends', async () => {
+		const resumable = await startHttpServer('fault', { resumable: true });
+		const resumableProxy = await mcpProxy(resumable.url);
+		const outcome = await pool.use(config(resumableProxy.url), async (connection) => {
+			const failure = await connection
+				.callTool('slow', { ms: 4_000 }, { timeoutMs: 300 })
+				.catch((error: unknown) => error);
+			// The SDK asks to resume a stream it lost 100 ms after (the server's retry interval).
+			await delay(1_000);
+			return { failure, after: await echo(connection, 'after') };
+		});
+		expect(outcome.failure).toBeInstanceOf(CallTimeoutError);
+		expect(outcome.after).toEqual([{ type: 'text', text: 'after' }]);
+		expect(resumableProxy.resumed).toEqual([]);
+		await pool.closeAll();
+		await resumableProxy.close();
+		await resumable.stop();
 	});
 });

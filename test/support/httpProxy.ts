@@ -25,7 +25,11 @@ const FORWARDED_HEADERS = [
  */
 export async function mcpProxy(target: string) {
 	let takeOver: ((call: TakenCall) => Promise<void> | void) | undefined;
+	/** The streams a client asked to resume (a GET with Last-Event-ID). */
+	const resumed: string[] = [];
 	const server = http.createServer((req, res) => {
+		if (req.method === 'GET' && req.headers['last-event-id'] !== undefined)
+			resumed.push(String(req.headers['last-event-id']));
 		// A stream cut when the test ends its server ends the answer it was passing on.
 		handle(req, res).catch(() => res.destroy());
 	});
@@ -67,6 +71,7 @@ export async function mcpProxy(target: string) {
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+		resumed,
 		/** The next tools/call is answered by `handler`. */
 		takeNextCall(handler: (call: TakenCall) => Promise<void> | void) {
 			takeOver = handler;
