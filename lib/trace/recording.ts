@@ -70,16 +70,33 @@ export class Recording {
 
 	/**
 	 * The tools the recorded run knew at this round: its last listing up to it (the executor asks
-	 * for them, untraced, when a call names a tool the item does not carry).
+	 * for them, untraced, when a call names a tool the item does not carry). In a recording of
+	 * several conversations, a later one's listing is not yet known.
 	 */
-	toolsKnownAt({ round }: RunPlace): McpTool[] {
-		const listings = this.entries.filter(
-			(entry) => entry.step === 'tools.list' && Number(entry.round) <= round,
-		);
+	toolsKnownAt(place: RunPlace): McpTool[] {
+		const { round } = place;
+		const listings = this.entries
+			.slice(0, this.endOfRound(place))
+			.filter((entry) => entry.step === 'tools.list' && Number(entry.round) <= round);
 		const entry = listings.findLast((listing) => listing.node === this.node) ?? listings.at(-1);
 		if (!entry)
 			throw new ReplayDriftError('tools.list', round, 'the recording listed no tools by then');
 		return payloadOf(entry) as McpTool[];
+	}
+
+	/**
+	 * How far the recording had come at this place: the n-th time the run has a model response at
+	 * its round, the end of the recording's n-th response at that round; the whole recording when
+	 * the run has none.
+	 */
+	private endOfRound({ round, trace }: RunPlace): number {
+		const isResponse = (entry: TraceEntry) =>
+			entry.step === 'model.response' && entry.round === round;
+		const reached = trace.filter(isResponse).length;
+		const recorded = this.entries.flatMap((entry, index) => (isResponse(entry) ? [index] : []));
+		return reached > 0 && reached <= recorded.length
+			? recorded[reached - 1] + 1
+			: this.entries.length;
 	}
 
 	/** The recorded answer to one call, after checking that the same tool and arguments were sent then. */

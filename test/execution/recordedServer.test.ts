@@ -135,6 +135,29 @@ describe('a recorded tool server', () => {
 		).rejects.toThrow(/round 1, step tools.list: the recording listed no tools by then/);
 	});
 
+	it('lists, in a recording of two conversations, what the first knew while the run replays the first', async () => {
+		const listing = (names: string[]) =>
+			step({
+				step: 'tools.list',
+				round: 0,
+				payload: names.map((name) => ({ name, inputSchema: { type: 'object' } })),
+			});
+		const response = step({ step: 'model.response', round: 1, node: 'Model', payload: {} });
+		const twoConversations = new Recording(
+			[listing(['add']), response, listing(['add', 'mul']), response],
+			'Execute Tool Calls',
+		);
+		const namesAt = async (responses: number) =>
+			(
+				await recordedToolServer(twoConversations, {
+					round: 1,
+					trace: Array.from({ length: responses }, () => response),
+				}).listTools()
+			).map(({ name }) => name);
+		expect(await namesAt(1)).toEqual(['add']);
+		expect(await namesAt(2)).toEqual(['add', 'mul']);
+	});
+
 	it('answers a call of a tool the item does not carry as the recorded run did: unknown, the server not called', async () => {
 		const conversation: Conversation = {
 			...calling({}),
