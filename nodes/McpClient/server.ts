@@ -14,7 +14,7 @@ import { SchemaValidator } from '../../lib/schema/validator';
 import { readConversation } from '../../lib/conversation/read';
 import type { Conversation } from '../../lib/conversation/types';
 import type { StepTiming } from '../../lib/trace/entries';
-import { itemParameter } from '../shared/parameters';
+import { itemParameter, savedNode } from '../shared/parameters';
 import { poolUseOf } from './operations/settings';
 
 /** Compiled schemas are shared by every item and execution of this n8n process. */
@@ -98,7 +98,7 @@ function stepTiming(
 	startedAt: number,
 ): StepTiming {
 	return {
-		node: context.getNode().name,
+		node: savedNode(context).name,
 		round: conversation.rounds ?? 0,
 		startedAt,
 		durationMs: Date.now() - startedAt,

@@ -15,6 +15,7 @@ import {
 	type StdioServerConfig,
 } from '../../lib/mcp';
 import { namedValuesToRecord } from '../shared/namedValues';
+import { savedNode } from '../shared/parameters';
 
 export type ConnectionType = 'stdio' | 'http' | 'oauth2' | 'oauth2Manual';
 
@@ -47,7 +48,7 @@ export async function serverConfigFor(
 	const helpers = context.helpers as Partial<RequestHelperFunctions>;
 	const refresh = helpers.refreshOAuth2Token;
 	const host: CredentialHost = {
-		credentialId: context.getNode().credentials?.[type]?.id ?? type,
+		credentialId: savedNode(context).credentials?.[type]?.id ?? type,
 		renew: refresh
 			? async () => (await refresh.call(context as IExecuteFunctions, type)) as OAuthTokens
 			: () => Promise.reject(new Error(NO_RENEWAL)),

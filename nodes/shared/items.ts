@@ -6,6 +6,7 @@ import {
 } from 'n8n-workflow';
 import { mapConcurrently } from '../../lib/util/concurrency';
 import { redactedError } from './redactedError';
+import { savedNode } from './parameters';
 import type { NodeRedaction } from './traceOptions';
 
 /** Items in Parallel when a node's option is not set. */
@@ -53,7 +54,7 @@ export async function processItems(
 				if (!context.continueOnFail()) throw nodeError;
 				// Continue (using error output): n8n moves an item whose json holds only `error` to the
 				// error output, its input item's json merged back in; any other json stays where it is.
-				if (context.getNode().onError === 'continueErrorOutput')
+				if (savedNode(context).onError === 'continueErrorOutput')
 					return {
 						output: errorOutput,
 						item: {

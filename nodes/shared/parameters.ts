@@ -1,17 +1,20 @@
-import type { IExecuteFunctions, INodeParameters } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeParameters } from 'n8n-workflow';
 
 interface ReadOptions {
 	extractValue?: boolean;
 	rawExpressions?: boolean;
 }
 
-/** What one execution of a node knows: its parameters as saved, and the values that hold no expression. */
+/** What one execution of a node knows: the node and its parameters as saved, and the values that hold no expression. */
 interface Known {
+	node: INode;
 	saved: INodeParameters;
 	constants: Map<string, unknown>;
 }
 
-const known = new WeakMap<IExecuteFunctions, Known>();
+type NodeContext = Pick<IExecuteFunctions, 'getNode'>;
+
+const known = new WeakMap<NodeContext, Known>();
 
 /**
  * A node parameter for one item, as `getNodeParameter` gives it. n8n resolves a parameter anew at
@@ -43,14 +46,20 @@ export function isConstantParameter(context: IExecuteFunctions, name: string): b
 	return !holdsExpression(value);
 }
 
-function knownOf(context: IExecuteFunctions): Known {
-	let node = known.get(context);
-	if (!node) {
+/** The node as saved, for its name, credentials and settings; callers must not change it. */
+export function savedNode(context: NodeContext): INode {
+	return knownOf(context).node;
+}
+
+function knownOf(context: NodeContext): Known {
+	let entry = known.get(context);
+	if (!entry) {
 		// getNode() copies the whole node: taken once per execution.
-		node = { saved: context.getNode().parameters, constants: new Map() };
-		known.set(context, node);
+		const node = context.getNode();
+		entry = { node, saved: node.parameters, constants: new Map() };
+		known.set(context, entry);
 	}
-	return node;
+	return entry;
 }
 
 /** n8n takes a parameter value for an expression when it is a string starting with '='. */

@@ -12,6 +12,7 @@ import { runToolCall } from '../../../lib/execution/runToolCall';
 import type { McpServerConfig } from '../../../lib/mcp';
 import { formValuesToArguments } from '../../../lib/schema/formFields';
 import type { Routed } from '../../shared/items';
+import { savedNode } from '../../shared/parameters';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { outputItemFor, withConnection } from '../server';
 import { callContextFor } from './callContext';
@@ -57,7 +58,7 @@ export function callTool(
 				description: message.content,
 			});
 		}
-		const timing = { node: context.getNode().name, round: 0, startedAt: started };
+		const timing = { node: savedNode(context).name, round: 0, startedAt: started };
 		output.json = {
 			tool: toolName,
 			arguments: outcome.sentArguments ?? null,

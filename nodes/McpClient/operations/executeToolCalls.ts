@@ -10,6 +10,7 @@ import type { Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { outputItemFor, serverLabelOf } from '../server';
 import type { ServerSource } from '../sources';
+import { savedNode } from '../../shared/parameters';
 import { callContextFor } from './callContext';
 import type { CallSettings } from './settings';
 
@@ -24,8 +25,7 @@ export function executeToolCalls(
 	approvalFor: (itemIndex: number) => ApprovalPolicy,
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
-	// Read once: n8n copies the whole node for every getNode().
-	const nodeName = context.getNode().name;
+	const nodeName = savedNode(context).name;
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const output = outputItemFor(item);

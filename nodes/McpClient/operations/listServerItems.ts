@@ -3,6 +3,7 @@ import { readConversation } from '../../../lib/conversation/read';
 import type { McpConnection, McpServerConfig, RequestLimits } from '../../../lib/mcp';
 import { traceEntry, type TraceStep } from '../../../lib/trace/entries';
 import type { Routed } from '../../shared/items';
+import { savedNode } from '../../shared/parameters';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { serverLabelOf, withConnection } from '../server';
 import { requestLimitsOf } from './settings';
@@ -63,7 +64,7 @@ export function listServerItems(
 		const { items, server, durationMs } = await listOnce();
 		const entry = traceEntry(
 			step,
-			{ node: context.getNode().name, round: conversation.rounds ?? 0, startedAt, durationMs },
+			{ node: savedNode(context).name, round: conversation.rounds ?? 0, startedAt, durationMs },
 			{ server: serverLabelOf(context, itemIndex, server), count: items.length },
 			items,
 			redactionFor(itemIndex).trace,

@@ -6,6 +6,7 @@ import { compactToolsList } from '../../../lib/trace/compact';
 import { traceEntry } from '../../../lib/trace/entries';
 import { madeOnce } from '../../../lib/util/madeOnce';
 import type { Routed } from '../../shared/items';
+import { savedNode } from '../../shared/parameters';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { serverLabelOf } from '../server';
 import { invalidToolsWarning, type ServerSource } from '../sources';
@@ -42,7 +43,7 @@ export function listTools(
 		const makeEntry = () =>
 			traceEntry(
 				'tools.list',
-				{ node: context.getNode().name, round, startedAt: started, durationMs },
+				{ node: savedNode(context).name, round, startedAt: started, durationMs },
 				{
 					server: { ...server, label: serverLabel },
 					toolCount: offered.length,
