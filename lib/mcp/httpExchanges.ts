@@ -125,9 +125,17 @@ export class HttpExchanges implements MessageReader {
 				if (event.id !== '' && exchange) exchange.lastEventId = event.id;
 				if (!isAnswer(event)) return;
 				const id = responseId(event.head, event.tail);
-				if (id === undefined) return;
-				this.inFlight.delete(String(id));
-				if (event.cut) answer(this.answers.tooLarge(id, event.bytes, this.maxMessageBytes, false));
+				if (id !== undefined) {
+					this.inFlight.delete(String(id));
+					if (event.cut)
+						answer(this.answers.tooLarge(id, event.bytes, this.maxMessageBytes, false));
+				} else if (exchange) {
+					// An error is held whole when it is short, as those for requests a server could not read are.
+					const whole = event.bytes === Buffer.byteLength(event.head) ? event.head : '';
+					const unnamed = unnamedError(whole, request!);
+					if (unnamed) this.inFlight.delete(String(request));
+					if (unnamed) answer(unnamed);
+				}
 			},
 		});
 		// The answer a request still waits for when its stream ends, unless the server can resume it.
@@ -196,7 +204,8 @@ export class HttpExchanges implements MessageReader {
 				if (bytes > limit) return this.answers.tooLarge(request, bytes, limit, true);
 				chunks.push(chunk);
 			}
-			return attributed(Buffer.concat(chunks, bytes), request);
+			const read = Buffer.concat(chunks, bytes);
+			return (bytes <= MAX_ERROR_BYTES && unnamedError(read.toString('utf8'), request)) || read;
 		} catch (error) {
 			if (session?.aborted || !this.inFlight.has(String(request))) throw error;
 			return this.answers.unanswered(
@@ -245,20 +254,21 @@ const MAX_STOPPED_STREAMS = 256;
 const MAX_ERROR_BYTES = 64 * 1024;
 
 /**
- * The answer to the one request a response is for: an error that names no request (`"id": null`,
- * which JSON-RPC allows when the server could not read it; or none) is that request's, rather than
- * an answer the SDK refuses and the request waits on until its timeout.
+ * An error that names no request (`"id": null`, which JSON-RPC allows when the server could not
+ * read it; or none) as the answer to the one request its response is for, rather than an answer
+ * the SDK refuses while the request waits on until its timeout. Undefined for any other text.
  */
-function attributed(body: Buffer, request: RequestId): Uint8Array | JSONRPCMessage {
-	if (body.length > MAX_ERROR_BYTES) return body;
+function unnamedError(text: string, request: RequestId): JSONRPCMessage | undefined {
 	let answer: { error?: unknown; id?: unknown } | undefined;
 	try {
-		answer = JSON.parse(body.toString('utf8')) as typeof answer;
+		answer = JSON.parse(text) as typeof answer;
 	} catch {
-		return body;
+		return undefined;
 	}
 	const unnamed = answer?.id === null || answer?.id === undefined;
-	return isRecord(answer?.error) && unnamed ? ({ ...answer, id: request } as JSONRPCMessage) : body;
+	return isRecord(answer?.error) && unnamed
+		? ({ ...answer, id: request } as JSONRPCMessage)
+		: undefined;
 }
 
 /** The JSON-RPC message a POST sends; the SDK sends its body as a string. */

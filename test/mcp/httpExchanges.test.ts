@@ -119,19 +119,26 @@ describe('a call whose response ends without the answer', () => {
 });
 
 describe('an error answer that names no request', () => {
-	it.each([null, undefined])(
-		"answers the call its response is for when its id is %p, with the server's words",
-		async (id) => {
+	const unnamedError = (id: null | undefined) =>
+		JSON.stringify({
+			jsonrpc: '2.0',
+			error: { code: -32602, message: 'Invalid params: text must be short' },
+			id,
+		});
+	it.each([
+		['a JSON body', null, 'application/json', (text: string) => text],
+		['a JSON body', undefined, 'application/json', (text: string) => text],
+		['an event stream', null, 'text/event-stream', (text: string) => `data: ${text}\n\n`],
+		['an event stream', undefined, 'text/event-stream', (text: string) => `data: ${text}\n\n`],
+	])(
+		"answers the call its response (%s) is for when its id is %p, with the server's words",
+		async (_, id, type, body) => {
 			const outcome = await onOneSession(
 				({ res }) => {
-					res.writeHead(200, { 'content-type': 'application/json' });
-					res.end(
-						JSON.stringify({
-							jsonrpc: '2.0',
-							error: { code: -32602, message: 'Invalid params: text must be short' },
-							id,
-						}),
-					);
+					res.writeHead(200, { 'content-type': type });
+					// An event stream stays open: the answer, not its end, must end the call.
+					if (type === 'text/event-stream') res.write(body(unnamedError(id)));
+					else res.end(body(unnamedError(id)));
 				},
 				(connection) => echo(connection, 'unnamed'),
 			);
