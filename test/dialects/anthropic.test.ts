@@ -294,6 +294,19 @@ describe('buildRequest: vendorTurn', () => {
 		]);
 	});
 
+	it('leaves out a blank text block streamed before the call, which the API refuses', () => {
+		const blank = { type: 'text', text: '' };
+		const cited = { type: 'text', text: '', citations: [{ type: 'char_location' }] };
+		expect(build([turn([thinking, blank, toolUse])]).body.messages).toEqual([
+			{ role: 'assistant', content: [thinking, toolUse] },
+		]);
+		expect(build([turn([thinking, cited, toolUse])]).body.messages[0].content).toEqual([
+			thinking,
+			cited,
+			toolUse,
+		]);
+	});
+
 	it('rebuilds the turn when its calls no longer match the message (edited between nodes)', () => {
 		expect(build([turn([thinking, toolUse], 'toolu_other')]).body.messages).toEqual([
 			{

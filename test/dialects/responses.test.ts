@@ -137,6 +137,20 @@ describe('vendorTurn', () => {
 		expect(request([parsed.message]).body.input).toEqual(items);
 	});
 
+	it('sends an echoed call with no arguments as "{}", as a rebuilt one is sent', () => {
+		const content = [items[0], functionCall('call_a', 'weather_get', '')];
+		const noArguments = {
+			...turn,
+			content: null,
+			tool_calls: [{ ...turn.tool_calls![0], function: { name: 'weather.get', arguments: '' } }],
+			vendorTurn: { dialect: 'openaiResponses', content },
+		};
+		expect(request([noArguments]).body.input).toEqual([
+			items[0],
+			{ ...content[1], arguments: '{}' },
+		]);
+	});
+
 	it('is not set when reasoning has no encrypted content (an id alone is refused under store:false)', () => {
 		const parsed = responsesDialect.parseResponse(
 			responsesBody([reasoning(), ...items.slice(1)]),

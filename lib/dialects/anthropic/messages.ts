@@ -101,10 +101,11 @@ function echoableTurn(message: AssistantMessage): Array<Record<string, unknown>>
 	return agrees ? blocks : undefined;
 }
 
+/** A block as it came, but a blank text block (streamed before a tool_use), which the API refuses. */
 function echoBlock(block: Record<string, unknown>): AnthropicBlock[] {
-	return block.type === 'tool_use'
-		? toolUse(block as AnthropicToolUseBlock)
-		: [block as AnthropicBlock];
+	if (block.type === 'tool_use') return toolUse(block as AnthropicToolUseBlock);
+	const blank = block.type === 'text' && !block.citations && String(block.text ?? '').trim() === '';
+	return blank ? [] : [block as AnthropicBlock];
 }
 
 /**

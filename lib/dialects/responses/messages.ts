@@ -57,7 +57,14 @@ function echoedTurn(
 	const agrees =
 		reading.content === message.content &&
 		canonicalJson(reading.assistantCalls) === canonicalJson(message.tool_calls ?? []);
-	return agrees ? (turn.content as ResponsesInputItem[]) : undefined;
+	return agrees ? (turn.content as ResponsesInputItem[]).map(echoedItem) : undefined;
+}
+
+/** An item as it came, but a call's empty arguments sent as "{}", as a rebuilt call's are. */
+function echoedItem(item: ResponsesInputItem): ResponsesInputItem {
+	return 'type' in item && item.type === 'function_call' && typeof item.arguments === 'string'
+		? { ...item, arguments: historyArguments(item.arguments) }
+		: item;
 }
 
 /** The neutral turn as input items; calls carry no item id (fc_…), which the neutral form does not hold. */
