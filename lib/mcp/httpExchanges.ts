@@ -133,8 +133,9 @@ export class HttpExchanges implements MessageReader {
 					// An error is held whole when it is short, as those for requests a server could not read are.
 					const whole = event.bytes === Buffer.byteLength(event.head) ? event.head : '';
 					const unnamed = unnamedError(whole, request!);
-					if (unnamed) this.inFlight.delete(String(request));
-					if (unnamed) answer(unnamed);
+					if (!unnamed) return;
+					this.inFlight.delete(String(request));
+					answer(unnamed);
 				}
 			},
 		});

@@ -1,12 +1,8 @@
-/** What is kept of a line too long to hold: its size and its two ends, where a JSON-RPC id sits. */
-export interface SkippedLine {
-	bytes: number;
-	head: string;
-	tail: string;
-}
+import { ByteEnds, type RunEnds } from './byteEnds';
 
-/** How much of each end of a line is kept. */
-export const END_BYTES = 256;
+/** What is kept of a line too long to hold: its size and its two ends. */
+export type SkippedLine = RunEnds;
+
 const NEWLINE = 0x0a;
 
 /**
@@ -17,7 +13,7 @@ const NEWLINE = 0x0a;
 export class LineReader {
 	private chunks: Buffer[] = [];
 	private length = 0;
-	private skipped?: { bytes: number; head: Buffer; tail: Buffer };
+	private skipped?: ByteEnds;
 
 	constructor(
 		private readonly maxBytes: () => number,
@@ -39,8 +35,7 @@ export class LineReader {
 	private take(piece: Buffer): void {
 		if (piece.length === 0) return;
 		if (this.skipped) {
-			this.skipped.bytes += piece.length;
-			this.skipped.tail = lastBytes([this.skipped.tail, piece]);
+			this.skipped.add(piece);
 			return;
 		}
 		if (this.length + piece.length <= this.maxBytes()) {
@@ -48,21 +43,17 @@ export class LineReader {
 			this.length += piece.length;
 			return;
 		}
-		const held = [...this.chunks, piece];
-		this.skipped = {
-			bytes: this.length + piece.length,
-			head: firstBytes(held),
-			tail: lastBytes(held),
-		};
+		this.skipped = new ByteEnds();
+		for (const held of [...this.chunks, piece]) this.skipped.add(held);
 		this.chunks = [];
 		this.length = 0;
 	}
 
 	private endLine(): void {
 		if (this.skipped) {
-			const { bytes, head, tail } = this.skipped;
+			const skipped = this.skipped.text();
 			this.skipped = undefined;
-			this.onSkipped({ bytes, head: head.toString('utf8'), tail: tail.toString('utf8') });
+			this.onSkipped(skipped);
 			return;
 		}
 		const line = Buffer.concat(this.chunks, this.length).toString('utf8').replace(/\r$/, '');
@@ -70,28 +61,4 @@ export class LineReader {
 		this.length = 0;
 		if (line.trim() !== '') this.onLine(line);
 	}
-}
-
-/** The first END_BYTES of the pieces, copied: the pieces themselves are let go. */
-export function firstBytes(pieces: Buffer[]): Buffer {
-	const kept: Buffer[] = [];
-	let length = 0;
-	for (const piece of pieces) {
-		if (length >= END_BYTES) break;
-		kept.push(piece.subarray(0, END_BYTES - length));
-		length += kept.at(-1)!.length;
-	}
-	return Buffer.concat(kept, length);
-}
-
-/** The last END_BYTES of the pieces, copied. */
-export function lastBytes(pieces: Buffer[]): Buffer {
-	const kept: Buffer[] = [];
-	let length = 0;
-	for (let index = pieces.length - 1; index >= 0 && length < END_BYTES; index--) {
-		const piece = pieces[index];
-		kept.unshift(piece.subarray(Math.max(0, piece.length - (END_BYTES - length))));
-		length += kept[0].length;
-	}
-	return Buffer.concat(kept, length);
 }

@@ -1,4 +1,4 @@
-import { END_BYTES, firstBytes, lastBytes } from './lineReader';
+import { ByteEnds } from './byteEnds';
 
 /**
  * One event of an SSE stream as it went by: its type, its id, the size of its data and the data's
@@ -34,17 +34,7 @@ const CR = 0x0d;
 const EVENT_END = new Uint8Array([LF, LF]);
 
 /** The line being read: its size and its two ends. */
-class Line {
-	bytes = 0;
-	head: Buffer = Buffer.alloc(0);
-	tail: Buffer = Buffer.alloc(0);
-
-	add(piece: Buffer): void {
-		this.bytes += piece.length;
-		if (this.head.length < END_BYTES) this.head = firstBytes([this.head, piece]);
-		this.tail = lastBytes([this.tail, piece]);
-	}
-
+class Line extends ByteEnds {
 	/** Its field and where its value starts (after the colon and one space), as SSE reads a line. */
 	field(first: boolean): { name: string; valueAt: number } {
 		// Latin-1 keeps one character a byte. The SDK drops a byte-order mark before the first line.
@@ -55,43 +45,27 @@ class Line {
 		const space = text.charCodeAt(colon + 1) === 0x20 ? 1 : 0;
 		return { name: text.slice(0, colon), valueAt: skipped + colon + 1 + space };
 	}
-
-	/** The bytes of the line from `at` on, as far as its ends keep them: its first ones and its last ones. */
-	valueEnds(at: number): { head: Buffer; tail: Buffer } {
-		const head = this.head.subarray(Math.min(at, this.head.length));
-		if (this.bytes <= this.head.length) return { head, tail: head };
-		return { head, tail: this.tail.subarray(Math.max(0, this.tail.length - (this.bytes - at))) };
-	}
 }
+
+const JOINT = Buffer.from('\n');
 
 /** The event being read, as its lines ended. */
 class PendingEvent {
 	type = '';
 	id = '';
 	dataLines = 0;
-	bytes = 0;
-	head: Buffer = Buffer.alloc(0);
-	tail: Buffer = Buffer.alloc(0);
+	/** Its data: the values of its data lines, joined by line feeds. */
+	data = new ByteEnds();
 	cut = false;
 
 	addData(line: Line, valueAt: number): void {
-		const value = line.valueEnds(valueAt);
-		const joint = this.dataLines > 0 ? [Buffer.from('\n')] : [];
-		this.bytes += joint.length + line.bytes - valueAt;
-		if (this.head.length < END_BYTES) this.head = firstBytes([this.head, ...joint, value.head]);
-		this.tail = lastBytes([this.tail, ...joint, value.tail]);
+		if (this.dataLines > 0) this.data.add(JOINT);
+		this.data.append(line.from(valueAt));
 		this.dataLines++;
 	}
 
 	seen(): SseEvent {
-		return {
-			type: this.type,
-			id: this.id,
-			bytes: this.bytes,
-			head: this.head.toString('utf8'),
-			tail: this.tail.toString('utf8'),
-			cut: this.cut,
-		};
+		return { type: this.type, id: this.id, ...this.data.text(), cut: this.cut };
 	}
 }
 
@@ -138,7 +112,7 @@ export class SseEvents {
 			const end = lineEnd === -1 ? buffer.length : lineEnd + (crlf ? 2 : 1);
 			const wasCut = this.event.cut;
 			this.line.add(buffer.subarray(start, lineEnd === -1 ? end : lineEnd));
-			if (!wasCut && this.event.bytes + this.line.bytes > this.maxBytes()) {
+			if (!wasCut && this.event.data.bytes + this.line.bytes > this.maxBytes()) {
 				this.event.cut = true;
 				this.events.pass(EVENT_END);
 				if (!this.events.cut(this.eventSoFar())) return false;
@@ -155,10 +129,10 @@ export class SseEvents {
 		const { name, valueAt } = this.line.field(this.firstLine);
 		const seen = this.event.seen();
 		if (name !== 'data') return seen;
-		const value = this.line.valueEnds(valueAt);
+		const value = this.line.from(valueAt);
 		return {
 			...seen,
-			bytes: seen.bytes + this.line.bytes - valueAt,
+			bytes: seen.bytes + value.bytes,
 			head: seen.head || value.head.toString('utf8'),
 		};
 	}
@@ -174,7 +148,7 @@ export class SseEvents {
 			return;
 		}
 		const { name, valueAt } = line.field(first);
-		const value = () => line.valueEnds(valueAt).head.toString('utf8');
+		const value = () => line.from(valueAt).head.toString('utf8');
 		if (name === 'data') event.addData(line, valueAt);
 		else if (name === 'event') event.type = value();
 		else if (name === 'id' && !value().includes('\0')) event.id = value();
