@@ -36,6 +36,8 @@ export function applyModelTurn(
 		rounds: round,
 	};
 	delete next.answer;
+	// Decisions of a person were for calls of an earlier turn, never for these.
+	delete next.approval;
 	if (toolCalls.length === 0) next.answer = turn.message.content ?? '';
 	return next;
 }

@@ -88,13 +88,18 @@ export async function executePendingCalls(
 	};
 }
 
-/** The item's pending calls this server answers (its tools, or tools not on the item), and the others. */
+/**
+ * The item's pending calls this server answers (its tools, tools not on the item, and every call
+ * whose id another call shares: none of those may run, whichever server has its tool), and the others.
+ */
 export function callsOfServer(conversation: Conversation, serverLabel: string) {
+	const sharedIds = idsSharedByCalls(conversation.toolCalls);
 	const mine: Array<{ call: PendingToolCall; itemTool?: Tool }> = [];
 	const remaining: PendingToolCall[] = [];
 	for (const call of conversation.toolCalls) {
 		const itemTool = conversation.tools.find((tool) => tool.name === call.name);
-		if (itemTool && itemTool.server !== serverLabel) remaining.push(call);
+		if (itemTool && itemTool.server !== serverLabel && !sharedIds.has(call.id))
+			remaining.push(call);
 		else mine.push({ call, itemTool });
 	}
 	return { mine, remaining };

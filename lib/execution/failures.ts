@@ -74,9 +74,12 @@ export function describeCallFailure(
 		error instanceof CallCancelledError ||
 		(error instanceof Error && error.name === 'AbortError')
 	) {
+		const sent = !(error instanceof CallCancelledError) || error.sent;
 		return {
 			status: 'cancelled',
-			text: `The call to tool '${tool}' was cancelled before it finished.`,
+			text: sent
+				? `The call to tool '${tool}' was cancelled before it finished.`
+				: `The call to tool '${tool}' was cancelled before it was sent, so it did not run.`,
 		};
 	}
 	if (error instanceof StreamableHTTPError && isServerStatus(error.code)) {

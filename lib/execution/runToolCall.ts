@@ -2,6 +2,7 @@ import { parseToolArguments } from '../conversation/arguments';
 import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
 import type { Redactor } from '../json/redact';
 import type { CallToolResult, ToolCallOptions } from '../mcp/connection';
+import { CallCancelledError } from '../mcp/callErrors';
 import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
 import { ReplayDriftError } from '../trace/recording';
 import { describeCallFailure, type CallFailureStatus } from './failures';
@@ -149,6 +150,9 @@ export async function runToolCall(
 			error instanceof RecordedFailure
 				? { status: error.status, text: error.message }
 				: failure(error);
+		// Cancelled before it was sent: the server never saw it, so no request is traced.
+		if (error instanceof CallCancelledError && !error.sent)
+			return { ...refuse(status, text, check), tool };
 		return {
 			...refuse(status, withAsks(text, asks), check),
 			...sent,

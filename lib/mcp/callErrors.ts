@@ -31,9 +31,12 @@ export class CallTimeoutError extends Error {
 	}
 }
 
-/** The call was cancelled (the execution stopped) before it finished. */
+/** The call was cancelled (the execution stopped): before it finished, or before it was sent at all. */
 export class CallCancelledError extends Error {
 	override name = 'CallCancelledError';
+	constructor(readonly sent: boolean) {
+		super(sent ? 'Cancelled before it finished' : 'Cancelled before it was sent');
+	}
 }
 
 /** The result is more than this client takes: too many bytes, or nested too deep. The connection lives on. */

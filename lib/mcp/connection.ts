@@ -205,7 +205,7 @@ export class McpConnection {
 		args: Record<string, unknown>,
 		options: ToolCallOptions,
 	): Promise<CallToolResult> {
-		if (options.signal?.aborted) throw new CallCancelledError('Cancelled before it was sent');
+		if (options.signal?.aborted) throw new CallCancelledError(false);
 		const limit = { bytes: options.maxResultBytes ?? DEFAULT_MAX_MESSAGE_BYTES };
 		this.resultLimits.add(limit);
 		this.readUpTo();
@@ -340,7 +340,7 @@ export class McpConnection {
 		options: ToolCallOptions,
 	): Promise<unknown> {
 		if (error instanceof ConnectionLostError || error instanceof ResultTooLargeError) return error;
-		if (ended === 'cancelled') return new CallCancelledError('Cancelled before it finished');
+		if (ended === 'cancelled') return new CallCancelledError(true);
 		if (ended === 'wait' || ended === 'total') {
 			const ms = ended === 'wait' ? options.timeoutMs : options.maxTotalMs!;
 			return new CallTimeoutError(ended, ms, await this.answersPing());

@@ -18,6 +18,19 @@ export interface Routed {
 	item: INodeExecutionData;
 }
 
+/** The item as it leaves when it fails after work that must not be lost; see failedAfter. */
+const itemOnFailure = new WeakMap<object, INodeExecutionData>();
+
+/**
+ * Marks an item's error as coming after work done (tool calls run and answered): under "continue
+ * on fail" the item leaves as `done` with the error, not as it came, which would run that work
+ * again. (n8n's error output takes the input item and the error only.)
+ */
+export function failedAfter<E extends Error>(error: E, done: INodeExecutionData): E {
+	itemOnFailure.set(error, done);
+	return error;
+}
+
 /**
  * Runs every input item (not just the first), `concurrency` at a time, keeping their order and
  * pairing each result with its input. A failing item stops the node, or with "continue on fail"
@@ -50,10 +63,11 @@ export async function processItems(
 					},
 				};
 			} catch (error) {
+				const done = itemOnFailure.get(error as object);
 				const nodeError = redactedError(asNodeError(context, error, itemIndex), redaction);
 				if (!context.continueOnFail()) throw nodeError;
 				// Continue (using error output): n8n moves an item whose json holds only `error` to the
-				// error output, its input item's json merged back in; any other json stays where it is.
+				// error output, its input item's json merged back in (and nothing else it could carry).
 				if (savedNode(context).onError === 'continueErrorOutput')
 					return {
 						output: errorOutput,
@@ -63,11 +77,12 @@ export async function processItems(
 							pairedItem: { item: itemIndex },
 						},
 					};
+				const left = done ?? item;
 				return {
 					output: errorOutput,
 					item: {
-						json: redaction.item({ ...item.json, error: nodeError.message }),
-						binary: item.binary,
+						json: redaction.item({ ...left.json, error: nodeError.message }),
+						binary: left.binary,
 						pairedItem: { item: itemIndex },
 					},
 				};

@@ -46,6 +46,16 @@ describe('applyModelTurn', () => {
 		expect(next.rounds).toBe(2);
 	});
 
+	it("drops a person's decisions: they were for an earlier turn's calls", () => {
+		const decided = {
+			...afterOneRound,
+			approval: { requested: [], decisions: [{ callId: 'toolu_01A', approved: true }] },
+		} as Conversation;
+		const next = applyModelTurn(decided, turnCalling('toolu_01A'), new Set());
+		expect(next).not.toHaveProperty('approval');
+		expect(next.toolCalls.map((call) => call.id)).toEqual(['toolu_01A']);
+	});
+
 	it('leaves ids that are already unique as the vendor sent them', () => {
 		const next = applyModelTurn(afterOneRound, turnCalling('toolu_01A', 'toolu_01B'), new Set());
 		expect(next.toolCalls.map((call) => call.id)).toEqual(['toolu_01A', 'toolu_01B']);

@@ -14,6 +14,12 @@ const execute = (options: Record<string, unknown> = {}, extra = {}) =>
 
 const call = mcp.pendingCall;
 
+/** How many calls the counter tool of the pooled fault server has had, this one included. */
+async function callCount(): Promise<number> {
+	const { json } = await executeCalls([call('counter', {})]);
+	return Number(mcp.toolMessages(json).at(-1)?.content);
+}
+
 async function executeCalls(calls: unknown[], options: Record<string, unknown> = {}) {
 	const run = await mcp.runMcpChain([listTools, execute(options)], {
 		credentials,
@@ -261,7 +267,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 		]);
 	});
 
-	it('can fail the node on a tool error instead, and keeps the conversation under continue-on-fail', async () => {
+	it('can fail the node on a tool error instead; under continue-on-fail the item goes on with every call answered', async () => {
 		const failing = call('fail', {});
 		const failed = await mcp.runMcpChain([listTools, execute({ onToolError: 'failNode' })], {
 			credentials,
@@ -269,19 +275,44 @@ describe('MCP Client: Execute Tool Calls', () => {
 		});
 		expect(errorOf(failed, 'Execute')?.message).toBe('Tool call failed (toolError)');
 
+		// The calls ran: an item kept as it came would run them again when sent on.
+		const counted = call('counter', {});
+		const before = await callCount();
 		const kept = await mcp.runMcpChain(
 			[listTools, execute({ onToolError: 'failNode' }, { onError: 'continueRegularOutput' })],
-			{
-				credentials,
-				inputItems: [{ json: { toolCalls: [failing], topic: 'kept' } }],
-			},
+			{ credentials, inputItems: [{ json: { toolCalls: [counted, failing], topic: 'kept' } }] },
 		);
 		const [item] = outputOf(kept, 'Execute');
 		expect(item.json).toMatchObject({
 			topic: 'kept',
-			toolCalls: [failing],
+			toolCalls: [],
 			error: 'Tool call failed (toolError)',
 		});
+		expect(mcp.toolMessages(item.json).map((message: any) => message.tool_call_id)).toEqual([
+			counted.id,
+			failing.id,
+		]);
+		const again = await mcp.runMcpChain([execute()], { credentials, inputItems: [item] });
+		expect(mcp.toolMessages(outputOf(again, 'Execute')[0].json)).toHaveLength(2);
+		const after = await callCount();
+		expect(after - before).toBe(2);
+	});
+
+	it('starts no further item once one failed the node', async () => {
+		const before = await callCount();
+		const items = [
+			{ json: { toolCalls: [call('fail', {})] } },
+			{ json: { toolCalls: [call('slow', { ms: 300 })] } },
+			...[1, 2, 3].map(() => ({ json: { toolCalls: [call('counter', {})] } })),
+		];
+		const run = await mcp.runMcpChain(
+			[listTools, execute({ onToolError: 'failNode', concurrency: 2 })],
+			{ credentials, inputItems: items },
+		);
+		expect(errorOf(run, 'Execute')?.message).toBe('Tool call failed (toolError)');
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		const after = await callCount();
+		expect(after - before).toBe(1);
 	});
 
 	it('passes items without pending calls through unchanged', async () => {
@@ -643,6 +674,67 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			);
 		}
 		expect(requestsOf(json, echo.id)).toEqual([]);
+	});
+
+	it('answers calls sharing an id at the first executor, even when another server has the tool', async () => {
+		const echoOn = (server: string, name: string) => ({
+			name,
+			server,
+			mcpName: 'echo',
+			inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+			annotations: { readOnlyHint: true },
+		});
+		const first = { ...echo, id: 'twin' };
+		const second = { ...mcp.pendingCall('other__echo', { text: 'B' }), id: 'twin' };
+		const executeOn = (name: string, serverLabel: string) =>
+			mcp.mcpClientNode(name, {
+				operation: 'executeToolCalls',
+				serverLabel,
+				requireApproval: 'listed',
+				approvalTools: ['other__echo'],
+			});
+		const run = await mcp.runMcpChain(
+			[executeOn('First', 'faults'), executeOn('Second', 'other')],
+			{
+				credentials,
+				inputItems: [
+					{
+						json: {
+							tools: [echoOn('faults', 'echo'), echoOn('other', 'other__echo')],
+							toolCalls: [first, second],
+						},
+					},
+				],
+			},
+		);
+		const json = outputOf(run, 'Second')[0].json as any;
+		// The second executor, whose tool one twin calls, finds nothing left to run or to ask about.
+		expect(outputOf(run, 'First', 1)).toEqual([]);
+		expect(outputOf(run, 'Second', 1)).toEqual([]);
+		expect(json.toolCalls).toEqual([]);
+		expect(mcp.toolMessages(json).map((message) => [message.name, message.isError])).toEqual([
+			['echo', true],
+			['other__echo', true],
+		]);
+		expect(requestsOf(json, 'twin')).toEqual([]);
+	});
+
+	it('drops decisions left on an item with no pending call, so a later call with the same id is not taken as approved', async () => {
+		const run = await mcp.runMcpChain([executeAt({ requireApproval: 'notReadOnly' })], {
+			credentials,
+			inputItems: [
+				{
+					json: {
+						messages: [{ role: 'user', content: 'hi' }],
+						toolCalls: [],
+						approval: { requested: [], decisions: [{ callId: add.id, approved: true }] },
+					},
+				},
+			],
+		});
+		const json = outputOf(run, 'Execute')[0].json as any;
+		expect(json).not.toHaveProperty('approval');
+		expect(json.messages).toEqual([{ role: 'user', content: 'hi' }]);
 	});
 
 	it('holds the calls an expression over the item chooses', async () => {

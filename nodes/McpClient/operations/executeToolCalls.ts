@@ -6,7 +6,7 @@ import {
 	executeWithApproval,
 	type ApprovalPolicy,
 } from '../../../lib/execution/approval';
-import type { Routed } from '../../shared/items';
+import { failedAfter, type Routed } from '../../shared/items';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { outputItemFor, serverLabelOf } from '../server';
 import type { ServerSource } from '../sources';
@@ -29,8 +29,12 @@ export function executeToolCalls(
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const conversation = readConversation(item.json);
 		const output = outputItemFor(item);
-		if (conversation.toolCalls.length === 0)
-			return { output: 0, item: { ...output, json: { ...conversation } } };
+		if (conversation.toolCalls.length === 0) {
+			// With no call pending, decisions the item still carries are for none: kept, they would
+			// be taken for a later call that happens to have the same id.
+			const { approval: _settled, ...settled } = conversation;
+			return { output: 0, item: { ...output, json: { ...settled } } };
+		}
 
 		const redaction = redactionFor(itemIndex);
 		const outcome = await servers
@@ -64,10 +68,14 @@ export function executeToolCalls(
 		const failed = statuses.findIndex((status) => status !== 'ok' && status !== 'declined');
 		if (settings.onToolError === 'failNode' && failed !== -1) {
 			const message = answered.messages[conversation.messages.length + failed];
-			throw new NodeOperationError(context.getNode(), `Tool call failed (${statuses[failed]})`, {
-				itemIndex,
-				description: String(message.content),
-			});
+			// Every call was answered: an item that goes on must carry the answers, not run them again.
+			throw failedAfter(
+				new NodeOperationError(context.getNode(), `Tool call failed (${statuses[failed]})`, {
+					itemIndex,
+					description: String(message.content),
+				}),
+				{ ...output, json: { ...answered } },
+			);
 		}
 		return { output: 0, item: { ...output, json: { ...answered } } };
 	};
