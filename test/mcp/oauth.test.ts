@@ -171,6 +171,29 @@ describe('OAuth 2.1 against a protected MCP server', () => {
 		expect((await server.stats()).registrations).toBe(before.registrations);
 	});
 
+	it('hides the client secret however many times the tokens were renewed', async () => {
+		const client = { client_id: 'client-1', client_secret: 'client-secret-7c1e' };
+		const options = {
+			id: randomUUID(),
+			client,
+			tokens: { access_token: 'a0', token_type: 'Bearer' },
+		};
+		const session = oauthSession(options);
+		for (let renewal = 1; renewal <= 40; renewal++)
+			await session.saveTokens({
+				access_token: `a${renewal}`,
+				refresh_token: `r${renewal}`,
+				id_token: `i${renewal}`,
+				token_type: 'Bearer',
+				expires_in: 3600,
+			});
+		// The next execution hands the same credential again.
+		oauthSession({ ...options, tokens: { access_token: 'a40', token_type: 'Bearer' } });
+		expect(session.secrets()).toEqual(expect.arrayContaining([client.client_secret, 'a40', 'r40']));
+		// Tokens long replaced are let go.
+		expect(session.secrets()).not.toContain('a1');
+	});
+
 	it('keys the pool on the authorization, not on its current token', () => {
 		const id = randomUUID();
 		const first = httpConfig(server.mcp, {
@@ -397,6 +420,51 @@ describe('OAuth failures name the step and never hang', () => {
 			/^OAuth refresh failed: .*invalid_grant/,
 		);
 		await server.stop();
+	});
+
+	it('a server that refuses the renewed token too gets one renewal and one more try per call, on either transport', async () => {
+		const server = await startOAuthServer(['--break', 'audience']);
+		for (const [url, mode] of [
+			[server.mcp, 'streamableHttp'],
+			[server.sse, 'sse'],
+		] as const) {
+			const config = { ...httpConfig(url, await connectedCredential(server)), mode };
+			const pool = newPool();
+			await pool.use(config, (connection) => connection.listTools());
+			const before = await server.stats();
+			const failure = pool.use(config, (connection) =>
+				connection.callTool('echo', { text: 'refused' }, { timeoutMs: 5_000 }),
+			);
+			await expect(failure).rejects.toThrow(/refused|401/);
+			const after = await server.stats();
+			expect(after.refreshes - before.refreshes).toBe(1);
+			expect(after.mcpRequests - before.mcpRequests).toBeLessThanOrEqual(3);
+			if (mode === 'sse')
+				await expect(failure).rejects.toThrow(
+					/^The MCP server refused the OAuth token again after it was renewed \(HTTP 401\)/,
+				);
+		}
+		await server.stop();
+	});
+
+	it('a token endpoint down for a moment before expiry leaves the token in use until it expires', async () => {
+		for (const down of ['refresh-unavailable', 'refresh-error']) {
+			const server = await startOAuthServer(['--break', down]);
+			const stored = await connectedCredential(server);
+			// n8n's view: the token expires in 10 s, so it is due for renewal now.
+			const config = httpConfig(server.mcp, { ...stored, expiresAt: Date.now() + 10_000 });
+			const result = await newPool().use(config, (connection) =>
+				connection.callTool('echo', { text: 'still valid' }, { timeoutMs: 5_000 }),
+			);
+			expect(textOf(result)).toBe('still valid');
+			// Once expired, the failed renewal is the error, told as the server's trouble, not the credential's.
+			const expired = httpConfig(server.mcp, { ...stored, expiresAt: Date.now() - 1 });
+			const failure = newPool().use(expired, (connection) => connection.listTools());
+			await expect(failure).rejects.toThrow(
+				/^OAuth refresh failed: \S+\/token answered HTTP 50[03]: (temporarily_unavailable|server_error) \(The token service is down\)\. The authorization server could not renew the access token just now/,
+			);
+			await server.stop();
+		}
 	});
 
 	it('a credential whose server URL changed discovers the new server', async () => {

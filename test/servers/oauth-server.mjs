@@ -9,6 +9,8 @@
 // Prints one JSON line when listening: {"mcp": ".../mcp", "sse": ".../sse", "issuer": ".../", "stats": ".../stats"}.
 // --write-scope S: the tool `write` needs scope S besides the token's (403 insufficient_scope without it).
 // --break: metadata-html | metadata-invalid | registration | token-html | refresh | unreachable | silent
+//          | audience (every tools/call is refused with 401 invalid_token, renewed token or not)
+//          | refresh-unavailable (503 temporarily_unavailable) | refresh-error (500 server_error)
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import express from 'express';
@@ -61,6 +63,9 @@ function parseArgs(argv) {
 		'refresh',
 		'unreachable',
 		'silent',
+		'audience',
+		'refresh-unavailable',
+		'refresh-error',
 	];
 	if (values.break !== undefined && !breaks.includes(values.break))
 		fatal(`--break wants one of ${breaks.join(', ')}`);
@@ -374,6 +379,13 @@ async function start() {
 				.status(400)
 				.json({ error: 'invalid_grant', error_description: 'Refresh token revoked' });
 		}
+		if (options.break?.startsWith('refresh-') && req.body?.grant_type === 'refresh_token') {
+			const [status, error] =
+				options.break === 'refresh-unavailable'
+					? [503, 'temporarily_unavailable']
+					: [500, 'server_error'];
+			return res.status(status).json({ error, error_description: 'The token service is down' });
+		}
 		if (options.break === 'metadata-invalid' && req.path.startsWith('/.well-known/')) {
 			return res.json({ issuer: issuer.href });
 		}
@@ -391,16 +403,19 @@ async function start() {
 			res.type('html').send('<html><body>Sign in</body></html>'),
 		);
 	}
-	mcpApp.use(
-		mcpAuthMetadataRouter({
-			oauthMetadata: {
-				...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported: options.scopes }),
-				issuer: authorizationServer,
-			},
-			resourceServerUrl: mcpUrl,
-			scopesSupported: options.scopes,
-		}),
-	);
+	// The legacy SSE endpoint is a resource of its own, with its own metadata, as on a server that has both.
+	const sseUrl = new URL(`${base}/sse`);
+	for (const resourceServerUrl of [mcpUrl, sseUrl])
+		mcpApp.use(
+			mcpAuthMetadataRouter({
+				oauthMetadata: {
+					...createOAuthMetadata({ provider, issuerUrl: issuer, scopesSupported: options.scopes }),
+					issuer: authorizationServer,
+				},
+				resourceServerUrl,
+				scopesSupported: options.scopes,
+			}),
+		);
 	const bearer = requireBearerAuth({
 		verifier: provider,
 		resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(mcpUrl),
@@ -410,7 +425,13 @@ async function start() {
 		stats.mcpRequests++;
 		next();
 	});
-	mcpApp.use(['/mcp', '/sse', '/messages'], guard, express.json(), requireWriteScope(mcpUrl));
+	mcpApp.use(
+		['/mcp', '/sse', '/messages'],
+		guard,
+		express.json(),
+		requireWriteScope(mcpUrl),
+		refuseCalls(mcpUrl, sseUrl),
+	);
 
 	const sessions = mcpSessions((transport) => createMcpServer().connect(transport));
 	mcpApp.all('/mcp', (req, res) => sessions.streamable(req, res, req.body));
@@ -448,6 +469,21 @@ function requireWriteScope(mcpUrl) {
 				`Bearer error="insufficient_scope", scope="${needed}", resource_metadata="${getOAuthProtectedResourceMetadataUrl(mcpUrl)}"`,
 			)
 			.json({ error: 'insufficient_scope', error_description: `Needs ${options.writeScope}` });
+	};
+}
+
+/** --break audience: a tools/call is refused as a token meant for another resource is, whatever the token. */
+function refuseCalls(mcpUrl, sseUrl) {
+	return (req, res, next) => {
+		if (options.break !== 'audience' || req.body?.method !== 'tools/call') return next();
+		const resource = req.baseUrl === '/mcp' ? mcpUrl : sseUrl;
+		res
+			.status(401)
+			.set(
+				'WWW-Authenticate',
+				`Bearer error="invalid_token", error_description="Token audience mismatch", resource_metadata="${getOAuthProtectedResourceMetadataUrl(resource)}"`,
+			)
+			.json({ error: 'invalid_token', error_description: 'Token audience mismatch' });
 	};
 }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { redact } from '../../json/redact';
@@ -11,6 +12,9 @@ interface AuthorizingTransport extends Transport {
 	finishAuth(authorizationCode: string): Promise<void>;
 }
 
+/** The message being sent, and whether the transport already sent it again after a renewal. */
+const sending = new AsyncLocalStorage<{ message: unknown; resent: boolean }>();
+
 /**
  * Makes a transport with an authProvider finish what the SDK leaves to an application: after a
  * headless authorization (the code is already back) it exchanges the code and sends again, and a
@@ -19,10 +23,18 @@ interface AuthorizingTransport extends Transport {
 export function recoverAuthorization(transport: AuthorizingTransport, session: OAuthSession): void {
 	const send = transport.send.bind(transport);
 	transport.send = async (message, options) => {
+		// The SDK's SSE transport renews on a 401 and sends the same message through us again, as
+		// often as the server refuses: once per 401 is enough, as on Streamable HTTP.
+		const outer = sending.getStore();
+		if (outer?.message === message) {
+			if (outer.resent) throw new OAuthFailure(REFUSED_AFTER_RENEWAL);
+			outer.resent = true;
+			return send(message, options);
+		}
 		const mark = session.trail.mark();
 		for (let authorizations = 0; ; authorizations++) {
 			try {
-				return await send(message, options);
+				return await sending.run({ message, resent: false }, () => send(message, options));
 			} catch (error) {
 				const code = session.takeAuthorizationCode();
 				if (!(code && error instanceof UnauthorizedError && authorizations < MAX_AUTHORIZATIONS)) {
@@ -38,6 +50,9 @@ export function recoverAuthorization(transport: AuthorizingTransport, session: O
 
 /** An OAuth failure already put in words (the SDK's retry after authorizing sends through us again). */
 class OAuthFailure extends Error {}
+
+const REFUSED_AFTER_RENEWAL =
+	'The MCP server refused the OAuth token again after it was renewed (HTTP 401): the server does not accept tokens of this authorization. Reconnect the credential, and check that the server URL is the resource it was authorized for.';
 
 function explained(error: unknown, session: OAuthSession, mark: number): unknown {
 	if (error instanceof OAuthFailure) return error;

@@ -59,10 +59,12 @@ export class OAuthAuthorizationRequired extends Error {
 	}
 }
 
-/** Only the latest tokens matter for redaction; older ones have expired. */
+/** Only the latest tokens matter for redaction; older ones have expired (client secrets do not, and are kept apart). */
 const KEPT_SECRETS = 24;
 /** Renewal starts this long before expiry at most (a quarter of a short token's lifetime at least). */
 const RENEW_MARGIN_MS = 30_000;
+/** After an early renewal failed, the token still valid is used this long before renewal is tried again. */
+const RENEW_RETRY_MS = 5_000;
 const DEFAULT_REDIRECT_URL = 'http://localhost/oauth/callback';
 
 const insideOwnRenewal = new AsyncLocalStorage<true>();
@@ -77,12 +79,14 @@ export class OAuthSession implements OAuthClientProvider {
 	readonly trail = new OAuthTrail();
 	private options: OAuthOptions;
 	private current?: OAuthTokens;
+	private expiresAt?: number;
 	private renewAt?: number;
 	private client?: OAuthClientInformationMixed;
 	private verifier?: string;
 	private discovery?: OAuthDiscoveryState;
 	private pendingCode?: string;
 	private readonly held: string[] = [];
+	private readonly clientSecrets = new Set<string>();
 	private renewal?: Promise<void>;
 	private server?: { url: URL; fetch: FetchLike };
 
@@ -107,16 +111,13 @@ export class OAuthSession implements OAuthClientProvider {
 		const fresh = options.tokens && !this.held.includes(options.tokens.access_token);
 		if (options.tokens && (fresh || !this.current)) {
 			this.current = options.tokens;
-			this.renewAt =
-				options.expiresAt === undefined
-					? undefined
-					: options.expiresAt - renewalMargin(options.tokens.expires_in);
+			this.expire(options.expiresAt, options.tokens.expires_in);
 			this.hold(options.tokens.access_token, options.tokens.refresh_token, options.tokens.id_token);
 		}
 		const client = options.client;
 		if (client && (!this.client || !sameClient(previous.client, client))) {
 			this.client = client;
-			this.hold(client.client_secret);
+			this.holdClientSecret(client);
 		}
 	}
 
@@ -131,7 +132,7 @@ export class OAuthSession implements OAuthClientProvider {
 
 	/** Tokens and client secrets held now or lately: every output must hide them. */
 	secrets(): string[] {
-		return [...this.held];
+		return [...this.clientSecrets, ...this.held];
 	}
 
 	/** The code a headless authorization brought back, once. */
@@ -165,7 +166,7 @@ export class OAuthSession implements OAuthClientProvider {
 
 	async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
 		this.client = client;
-		this.hold(client.client_secret);
+		this.holdClientSecret(client);
 		await this.options.onClient?.(client);
 	}
 
@@ -175,7 +176,7 @@ export class OAuthSession implements OAuthClientProvider {
 	 * authorizes anew instead of renewing a token that cannot have that scope.
 	 */
 	async tokens(): Promise<OAuthTokens | undefined> {
-		if (!insideOwnRenewal.getStore() && this.dueForRenewal()) await this.renewOnce();
+		if (!insideOwnRenewal.getStore() && this.dueForRenewal()) await this.renewEarly();
 		const tokens = this.stamped(this.current);
 		const wanted = this.trail.stepUpScope;
 		if (!tokens || wanted === undefined || grants(tokens.scope, wanted)) return tokens;
@@ -192,10 +193,10 @@ export class OAuthSession implements OAuthClientProvider {
 		if (tokens.access_token === this.current?.access_token) return;
 		this.current = tokens;
 		this.trail.stepUpScope = undefined;
-		this.renewAt =
-			tokens.expires_in === undefined
-				? undefined
-				: Date.now() + tokens.expires_in * 1000 - renewalMargin(tokens.expires_in);
+		this.expire(
+			tokens.expires_in === undefined ? undefined : Date.now() + tokens.expires_in * 1000,
+			tokens.expires_in,
+		);
 		this.hold(tokens.access_token, tokens.refresh_token, tokens.id_token);
 		try {
 			await this.options.onTokens?.(tokens);
@@ -229,7 +230,7 @@ export class OAuthSession implements OAuthClientProvider {
 
 	invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
 		if (scope === 'all' || scope === 'tokens')
-			[this.current, this.renewAt] = [undefined, undefined];
+			[this.current, this.expiresAt, this.renewAt] = [undefined, undefined, undefined];
 		if (scope === 'all' || scope === 'client') this.client = undefined;
 		if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
 		if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
@@ -239,6 +240,29 @@ export class OAuthSession implements OAuthClientProvider {
 		return (
 			this.renewAt !== undefined && Date.now() >= this.renewAt && !!this.current?.refresh_token
 		);
+	}
+
+	/** When the access token expires (ms since 1970, if known), and so when to renew it. */
+	private expire(expiresAt: number | undefined, lifetimeSeconds: number | undefined): void {
+		this.expiresAt = expiresAt;
+		this.renewAt = expiresAt === undefined ? undefined : expiresAt - renewalMargin(lifetimeSeconds);
+	}
+
+	/**
+	 * Renews before expiry. If that fails while the token still holds and is still this session's
+	 * (a token endpoint down for a moment: 503, 500), the token is used meanwhile and renewal is
+	 * tried again later; a refused grant leaves no token, and its error stands.
+	 */
+	private async renewEarly(): Promise<void> {
+		const token = this.current;
+		try {
+			await this.renewOnce();
+		} catch (error) {
+			const stillHolds =
+				this.current === token && this.expiresAt !== undefined && Date.now() < this.expiresAt;
+			if (!stillHolds) throw error;
+			this.renewAt = Math.min(this.expiresAt!, Date.now() + RENEW_RETRY_MS);
+		}
 	}
 
 	/** One renewal at a time, whoever asks: a refresh token is often good for one use only. */
@@ -261,6 +285,10 @@ export class OAuthSession implements OAuthClientProvider {
 		const issuer = this.discovery?.authorizationServerUrl;
 		if (!tokens || tokens.issuer || !issuer) return tokens;
 		return { ...tokens, issuer };
+	}
+
+	private holdClientSecret(client: OAuthClientInformationMixed): void {
+		if (client.client_secret) this.clientSecrets.add(client.client_secret);
 	}
 
 	private hold(...values: Array<string | undefined>): void {

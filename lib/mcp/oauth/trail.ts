@@ -17,6 +17,8 @@ export interface OAuthProblem {
 	reason: string;
 	/** Normal on its own (a well-known location probed with 404, a redirect), telling when a later step fails. */
 	note?: boolean;
+	/** The server's trouble of the moment (HTTP 5xx, temporarily_unavailable), not the credential's. */
+	passing?: boolean;
 }
 
 const HINTS: Record<OAuthStep, string> = {
@@ -28,6 +30,12 @@ const HINTS: Record<OAuthStep, string> = {
 		'The authorization code was not exchanged for tokens: check the client ID, client secret and redirect URL, then reconnect the credential.',
 	refresh:
 		'The access token could not be renewed: reconnect the credential (the refresh token may have expired or been revoked).',
+};
+
+/** A renewal refused for the server's trouble of the moment: reconnecting would not help. */
+const PASSING_HINTS: Partial<Record<OAuthStep, string>> = {
+	refresh:
+		"The authorization server could not renew the access token just now (its trouble, not the credential's): run again later, and reconnect the credential only if this lasts.",
 };
 
 /**
@@ -223,7 +231,8 @@ export function describeProblems(problems: OAuthProblem[]): string | undefined {
 		.slice(0, problems.indexOf(failure))
 		.map((note) => `${note.url} ${note.reason}`);
 	const before = notes.length > 0 ? ` Before that: ${notes.slice(-4).join('; ')}.` : '';
-	return `OAuth ${failure.step} failed: ${failure.url} ${failure.reason}.${before} ${HINTS[failure.step]}`;
+	const hint = (failure.passing && PASSING_HINTS[failure.step]) || HINTS[failure.step];
+	return `OAuth ${failure.step} failed: ${failure.url} ${failure.reason}.${before} ${hint}`;
 }
 
 function stepOf(target: URL, init: RequestInit | undefined, serverUrl: URL): OAuthStep | undefined {
@@ -285,8 +294,17 @@ async function problemOf(
 		const what = /json/i.test(type) ? 'invalid JSON' : `${type.split(';')[0]}, not JSON`;
 		return { step, url, reason: `answered HTTP ${response.status} with ${what}` };
 	}
-	if (!response.ok)
-		return { step, url, reason: `answered HTTP ${response.status}${oauthError(body)}` };
+	if (!response.ok) {
+		const { error } = (body ?? {}) as Record<string, unknown>;
+		const passing =
+			response.status >= 500 || error === 'temporarily_unavailable' || error === 'server_error';
+		return {
+			step,
+			url,
+			reason: `answered HTTP ${response.status}${oauthError(body)}`,
+			...(passing ? { passing } : {}),
+		};
+	}
 	if (step !== 'discovery') return undefined;
 	const invalid = metadataIssues(target, body);
 	return invalid
