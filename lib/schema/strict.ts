@@ -2,6 +2,7 @@ import type { JsonSchema } from '../conversation/types';
 import { isRecord, jsonType } from '../json/value';
 import { ANNOTATIONS, DEFINITIONS } from './keywords';
 import { resolvePointer } from './pointer';
+import { pastStrictLimits } from './strictLimits';
 import { describeUnexpressed } from './unexpressed';
 
 /**
@@ -71,6 +72,8 @@ export function toStrictSchema(schema: JsonSchema): StrictResult {
 		const strict = convert(schema, '', schema);
 		if (strict.type !== 'object')
 			refuse('', `root must be type "object", got ${JSON.stringify(strict.type)}`);
+		const past = pastStrictLimits(strict);
+		if (past) refuse('', past);
 		return { ok: true, schema: strict };
 	} catch (error) {
 		if (error instanceof Refusal) return { ok: false, reason: error.message };
@@ -213,7 +216,8 @@ function follow(schema: unknown, root: JsonSchema): unknown {
 /**
  * Undoes the nulls strict mode forces on optional properties: a null the model sent for a property
  * that the ORIGINAL schema left optional and that does not accept null is dropped, so the tool
- * sees the argument as absent. Nested objects and array items are followed; anyOf is not.
+ * sees the argument as absent. Nested objects, array items and the anyOf branch an object or
+ * array was sent for are followed.
  */
 export function dropAddedNulls(
 	args: Record<string, unknown>,
@@ -225,6 +229,8 @@ export function dropAddedNulls(
 function prune(value: unknown, schema: unknown, root: JsonSchema): unknown {
 	const target = follow(schema, root);
 	if (!isRecord(target)) return value;
+	if (Array.isArray(target.anyOf) && typeof value === 'object' && value !== null)
+		return prune(value, branchSentFor(value, target.anyOf, root), root);
 	if (Array.isArray(value)) return value.map((item) => prune(item, target.items, root));
 	const properties = target.properties;
 	if (!isRecord(value) || !isRecord(properties)) return value;
@@ -235,6 +241,28 @@ function prune(value: unknown, schema: unknown, root: JsonSchema): unknown {
 		return [[key, prune(item, properties[key], root)]];
 	});
 	return Object.fromEntries(kept);
+}
+
+/**
+ * The anyOf branch an object or array was sent for (Optional[Model], a union of models): of the
+ * branches of its kind, the first that declares most of its keys.
+ */
+function branchSentFor(value: object, branches: unknown[], root: JsonSchema): unknown {
+	const kind = Array.isArray(value) ? 'array' : 'object';
+	let chosen: { branch: unknown; declared: number } | undefined;
+	for (const branch of branches) {
+		const target = follow(branch, root);
+		if (!isRecord(target)) continue;
+		const shape = kind === 'array' ? 'items' : 'properties';
+		if (!hasType(target, kind) && !(shape in target)) continue;
+		const properties = isRecord(target.properties) ? target.properties : {};
+		const declared =
+			kind === 'array'
+				? 0
+				: Object.keys(value).filter((key) => Object.hasOwn(properties, key)).length;
+		if (!chosen || declared > chosen.declared) chosen = { branch, declared };
+	}
+	return chosen?.branch;
 }
 
 /** A single-branch allOf beside annotations only is that branch; anything else is an intersection. */
@@ -259,7 +287,11 @@ function checkRef(node: Record<string, unknown>, path: string, root: JsonSchema)
 	const siblings = Object.keys(node).filter((key) => key !== '$ref' && !ANNOTATIONS.has(key));
 	if (siblings.length > 0)
 		refuse(path, `$ref beside ${siblings.join(', ')} is not supported in strict mode`);
-	return { ...node };
+	// A default is told in the description here too (see DESCRIBED).
+	const { default: told, ...kept } = node;
+	if (told === undefined) return kept;
+	const own = typeof node.description === 'string' ? node.description : undefined;
+	return { ...kept, description: describeUnexpressed(own, { default: told }) };
 }
 
 /** A missing type is read off the other keywords; enum and const types off their values. */

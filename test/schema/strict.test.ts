@@ -1,6 +1,7 @@
 import { toStrictJsonSchema } from 'openai/lib/transform';
 import type { JsonSchema } from '../../lib/conversation/types';
 import { dropAddedNulls, toStrictSchema } from '../../lib/schema/strict';
+import { SchemaValidator } from '../../lib/schema/validator';
 
 function strict(schema: JsonSchema): JsonSchema {
 	const result = toStrictSchema(schema);
@@ -204,7 +205,7 @@ describe('toStrictSchema', () => {
 			{ required: ['unit'], $defs: { unit: { type: 'string', enum: ['C', 'F'] } } },
 		);
 		expect(strict(schema).properties).toEqual({
-			unit: { $ref: '#/$defs/unit', description: 'Unit', default: 'C' },
+			unit: { $ref: '#/$defs/unit', description: 'Unit\nJSON Schema: {"default":"C"}' },
 		});
 	});
 
@@ -533,6 +534,63 @@ describe('toStrictSchema', () => {
 	});
 });
 
+describe("toStrictSchema within OpenAI's limits on a strict schema", () => {
+	const propertiesNamed = (count: number, prefix = 'p') =>
+		Object.fromEntries(
+			Array.from({ length: count }, (_, i) => [`${prefix}${i}`, { type: 'string' }]),
+		);
+	/** An object holding an object… `levels` objects deep, the root the first. */
+	const nested = (levels: number): JsonSchema =>
+		levels === 1 ? object({ leaf: { type: 'string' } }) : object({ inner: nested(levels - 1) });
+	const refusal = (schema: JsonSchema) => {
+		const result = toStrictSchema(schema);
+		return result.ok ? undefined : result.reason;
+	};
+
+	it('takes a schema at each limit', () => {
+		expect(refusal(object(propertiesNamed(5_000)))).toBeUndefined();
+		expect(refusal(nested(10))).toBeUndefined();
+		const values = Array.from({ length: 1_000 }, (_, i) => `v${i}`);
+		expect(
+			refusal(object({ pick: { type: 'string', enum: values } }, { required: ['pick'] })),
+		).toBeUndefined();
+	});
+
+	it('refuses one past a limit, counting properties and enum values in every place, definitions too', () => {
+		expect(
+			refusal(object(propertiesNamed(4_000), { $defs: { more: object(propertiesNamed(1_001)) } })),
+		).toBe('5001 object properties, more than the 5000 strict mode takes (at /)');
+		expect(refusal(nested(11))).toBe(
+			'objects nested 11 levels deep, more than the 10 strict mode takes (at /)',
+		);
+		const values = (count: number, prefix: string) =>
+			Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+		expect(
+			refusal(
+				object(
+					{
+						a: { type: 'string', enum: values(600, 'a') },
+						b: { type: 'array', items: { type: 'string', enum: values(401, 'b') } },
+					},
+					{ required: ['a', 'b'] },
+				),
+			),
+		).toBe('1001 enum values, more than the 1000 strict mode takes (at /)');
+	});
+
+	it('refuses names past 120,000 characters, and a large string enum past 15,000', () => {
+		const longNames = Object.fromEntries(
+			Array.from({ length: 121 }, (_, i) => [`${i}`.padEnd(1_000, 'x'), { type: 'string' }]),
+		);
+		expect(refusal(object(longNames))).toMatch(/^names and enum values of 12\d{4} characters/);
+		const wide = Array.from({ length: 251 }, (_, i) => `${i}`.padEnd(60, 'v'));
+		expect(refusal(object({ pick: { type: 'string', enum: wide } }))).toBe(
+			'an enum of more than 250 values with 15060 characters, more than the 15000 strict mode takes (at /)',
+		);
+		expect(refusal(object({ pick: { type: 'string', enum: wide.slice(0, 250) } }))).toBeUndefined();
+	});
+});
+
 describe('dropAddedNulls', () => {
 	const schema = object(
 		{
@@ -586,6 +644,50 @@ describe('dropAddedNulls', () => {
 		const strictSchema = strict(original);
 		expect(strictSchema.required).toEqual(['q', 'limit']);
 		expect(dropAddedNulls({ q: 'x', limit: null }, original)).toEqual({ q: 'x' });
+	});
+
+	it('follows the anyOf branch an object was sent for: Optional[Model] and a union of models', () => {
+		const filter = object(
+			{ q: { type: 'string' }, limit: { type: 'integer', default: 10 } },
+			{ required: ['q'] },
+		);
+		const original = object(
+			{
+				filter: { anyOf: [{ $ref: '#/$defs/Filter' }, { type: 'null' }], default: null },
+				target: {
+					anyOf: [
+						{ type: 'string' },
+						object({ id: { type: 'string' }, rev: { type: 'integer' } }, { required: ['id'] }),
+						object({ path: { type: 'string' }, line: { type: 'integer' } }, { required: ['path'] }),
+					],
+				},
+				batches: {
+					anyOf: [{ type: 'array', items: { $ref: '#/$defs/Filter' } }, { type: 'null' }],
+				},
+			},
+			{ $defs: { Filter: filter } },
+		);
+		// What the strict schema makes the model send for arguments it leaves out.
+		expect((strict(original).$defs as any).Filter.required).toEqual(['q', 'limit']);
+		const sent = {
+			filter: { q: 'x', limit: null },
+			target: { path: 'a.ts', line: null },
+			batches: [{ q: 'y', limit: null }],
+		};
+		const validator = new SchemaValidator();
+		expect(validator.check(original, sent).status).toBe('invalid');
+		const pruned = dropAddedNulls(sent, original);
+		expect(pruned).toEqual({
+			filter: { q: 'x' },
+			target: { path: 'a.ts' },
+			batches: [{ q: 'y' }],
+		});
+		expect(validator.check(original, pruned).status).toBe('valid');
+		// A null for the optional property itself still goes: the anyOf admits it.
+		expect(dropAddedNulls({ filter: null, target: 'id-1' }, original)).toEqual({
+			filter: null,
+			target: 'id-1',
+		});
 	});
 
 	it('reads null as allowed only where type, enum and const all allow it', () => {
