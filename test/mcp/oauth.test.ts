@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ClientOAuth2 } from '@n8n/client-oauth2';
 import {
 	ConnectionPool,
 	configKey,
@@ -447,25 +448,39 @@ describe('OAuth failures name the step and never hang', () => {
 		await server.stop();
 	});
 
-	it('a token endpoint down for a moment before expiry leaves the token in use until it expires', async () => {
-		for (const down of ['refresh-unavailable', 'refresh-error']) {
+	it.each(['refresh-unavailable', 'refresh-error'])(
+		'a token endpoint down for a moment (%s) before expiry leaves the token in use until it expires, renewed by the session or through n8n',
+		async (down) => {
 			const server = await startOAuthServer(['--break', down]);
 			const stored = await connectedCredential(server);
-			// n8n's view: the token expires in 10 s, so it is due for renewal now.
-			const config = httpConfig(server.mcp, { ...stored, expiresAt: Date.now() + 10_000 });
-			const result = await newPool().use(config, (connection) =>
-				connection.callTool('echo', { text: 'still valid' }, { timeoutMs: 5_000 }),
-			);
-			expect(textOf(result)).toBe('still valid');
-			// Once expired, the failed renewal is the error, told as the server's trouble, not the credential's.
-			const expired = httpConfig(server.mcp, { ...stored, expiresAt: Date.now() - 1 });
-			const failure = newPool().use(expired, (connection) => connection.listTools());
-			await expect(failure).rejects.toThrow(
-				/^OAuth refresh failed: \S+\/token answered HTTP 50[03]: (temporarily_unavailable|server_error) \(The token service is down\)\. The authorization server could not renew the access token just now/,
-			);
+			// n8n's renewal (helpers.refreshOAuth2Token) refreshes with this client and lets its errors through.
+			const throughN8n = async () => {
+				const client = new ClientOAuth2({
+					clientId: stored.client.client_id,
+					clientSecret: stored.client.client_secret,
+					accessTokenUri: new URL('token', server.issuer).href,
+				});
+				const { access_token, refresh_token = '', token_type } = stored.tokens;
+				const token = client.createToken({ access_token, refresh_token, token_type });
+				return (await token.refresh()).data as unknown as OAuthTokens;
+			};
+			for (const renew of [undefined, throughN8n]) {
+				// The token expires in 10 s, so it is due for renewal now.
+				const soon = httpConfig(server.mcp, { ...stored, renew, expiresAt: Date.now() + 10_000 });
+				const result = await newPool().use(soon, (connection) =>
+					connection.callTool('echo', { text: 'still valid' }, { timeoutMs: 5_000 }),
+				);
+				expect(textOf(result)).toBe('still valid');
+				// Once expired, the failed renewal is the error, told as the server's trouble, not the credential's.
+				const expired = httpConfig(server.mcp, { ...stored, renew, expiresAt: Date.now() - 1 });
+				const failure = newPool().use(expired, (connection) => connection.listTools());
+				await expect(failure).rejects.toThrow(
+					/^OAuth refresh failed: \S+\/token (answered HTTP 50[03]: \w+ \(The token service is down\)|could not be renewed through the credential: .+)\. The authorization server could not renew the access token just now/,
+				);
+			}
 			await server.stop();
-		}
-	});
+		},
+	);
 
 	it('a credential whose server URL changed discovers the new server', async () => {
 		const [first, second] = await Promise.all([

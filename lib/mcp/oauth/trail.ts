@@ -180,7 +180,12 @@ export class OAuthTrail {
 		let timer: NodeJS.Timeout | undefined;
 		const late = new Promise<never>((_, reject) => {
 			timer = setTimeout(
-				() => reject(new Error(`no answer within ${OAUTH_REQUEST_TIMEOUT_MS / 1000} s`)),
+				() =>
+					reject(
+						Object.assign(new Error(`no answer within ${OAUTH_REQUEST_TIMEOUT_MS / 1000} s`), {
+							code: 'ETIMEDOUT',
+						}),
+					),
 				OAUTH_REQUEST_TIMEOUT_MS,
 			);
 		});
@@ -188,12 +193,20 @@ export class OAuthTrail {
 			return Response.json(await Promise.race([renew(), late]));
 		} catch (error) {
 			const message = (error as Error).message;
+			const passing = isPassingFailure(error);
 			this.record({
 				step: 'refresh',
 				url: plain(target),
 				reason: `could not be renewed through the credential: ${message}`,
+				...(passing && { passing }),
 			});
-			return Response.json({ error: 'invalid_grant', error_description: message }, { status: 400 });
+			// As the token endpoint itself would answer: the SDK keeps the tokens for a passing failure.
+			return passing
+				? Response.json(
+						{ error: 'temporarily_unavailable', error_description: message },
+						{ status: 503 },
+					)
+				: Response.json({ error: 'invalid_grant', error_description: message }, { status: 400 });
 		} finally {
 			clearTimeout(timer);
 		}
@@ -332,6 +345,34 @@ function oauthError(body: unknown): string {
 	const detail =
 		typeof description === 'string' && description ? ` (${description.slice(0, 200)})` : '';
 	return `: ${error}${detail}`;
+}
+
+const PASSING_ERRORS = new Set(['temporarily_unavailable', 'server_error']);
+const NETWORK_CODES = new Set([
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'EAI_AGAIN',
+	'ENETUNREACH',
+	'EHOSTUNREACH',
+	'EPIPE',
+]);
+
+/**
+ * Whether a failed renewal says nothing of the grant: the token service answered 5xx or
+ * temporarily_unavailable, or could not be reached (n8n's OAuth client throws the answer's status
+ * or OAuth error, or the network's error code).
+ */
+function isPassingFailure(error: unknown): boolean {
+	const { status, body, code } = (error ?? {}) as {
+		status?: unknown;
+		body?: { error?: unknown };
+		code?: unknown;
+	};
+	if (typeof body?.error === 'string') return PASSING_ERRORS.has(body.error);
+	if (typeof status === 'number') return status >= 500;
+	return typeof code === 'string' && NETWORK_CODES.has(code);
 }
 
 function unreachable(error: unknown): string {
