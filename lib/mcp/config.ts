@@ -56,9 +56,23 @@ const keys = new WeakMap<McpServerConfig, string>();
 
 /** The values of a configuration that must never appear in an output or a log. */
 export function secretsOf(config: McpServerConfig): string[] {
-	if (config.transport === 'stdio') return Object.values(config.env);
+	if (config.transport === 'stdio') return environmentSecrets(config.env);
 	// Tokens the session holds now, renewed ones included: read it again after a call that may have renewed.
 	return [...headerSecrets(config.headers), ...(config.oauth?.secrets() ?? [])];
+}
+
+/**
+ * Variables that set up the process (where it lives, its language, time zone, mode), never who
+ * may do what. Hiding them would rewrite every path under HOME that a server answers with
+ * (`[redacted]/reports/q3.txt`); any other variable a credential sets may carry a key, whatever
+ * its name, and is a secret.
+ */
+const SETTINGS =
+	/^(HOME|USER|LOGNAME|PATH|PWD|SHELL|TERM|TZ|LANG|LANGUAGE|LC_[A-Z_]+|TMPDIR|TEMP|TMP|NODE_ENV|XDG_[A-Z_]+)$/;
+
+/** The values of a server's environment variables that must never appear in an output or a log. */
+export function environmentSecrets(env: Record<string, string>): string[] {
+	return Object.entries(env).flatMap(([name, value]) => (SETTINGS.test(name) ? [] : [value]));
 }
 
 /**

@@ -1,6 +1,9 @@
 import { configKey, type McpServerConfig } from './config';
 import { McpConnection } from './connection';
-import { signalProcessTree } from './processTree';
+import { endProcessTreesNow } from './processTree';
+
+/** How long process exit waits for pooled servers to end on SIGTERM before it kills them. */
+const EXIT_GRACE_MS = 1_000;
 
 export interface PoolOptions {
 	/** Connections kept at most; the least recently used idle one is closed first. */
@@ -65,9 +68,12 @@ export class ConnectionPool {
 		await Promise.all(entries.map((entry) => this.closeEntry(entry)));
 	}
 
-	/** For process exit, when nothing asynchronous runs any more: no server process outlives us. */
+	/**
+	 * For process exit, when nothing asynchronous runs any more: no server process outlives us,
+	 * even one deaf to SIGTERM (exit waits up to a second for the others to end by themselves).
+	 */
 	killProcesses(): void {
-		for (const pid of this.pids) signalProcessTree(pid, 'SIGTERM');
+		endProcessTreesNow([...this.pids], EXIT_GRACE_MS);
 		this.pids.clear();
 	}
 

@@ -38,6 +38,25 @@ export function processGroupAlive(pid: number): boolean {
 	return hasRunningMember(pid);
 }
 
+/** A cell to wait on: Atomics.wait is the one way to pause without an event loop. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+const EXIT_POLL_MS = 20;
+
+/**
+ * Ends process groups before this process exits, when nothing asynchronous runs any more:
+ * SIGTERM, up to `graceMs` for them to end by themselves, then SIGKILL for those that did not.
+ */
+export function endProcessTreesNow(pids: readonly number[], graceMs: number): void {
+	for (const pid of pids) signalProcessTree(pid, 'SIGTERM');
+	const deadline = Date.now() + graceMs;
+	let alive = pids.filter(processGroupAlive);
+	while (alive.length > 0 && Date.now() < deadline) {
+		Atomics.wait(PAUSE, 0, 0, EXIT_POLL_MS);
+		alive = alive.filter(processGroupAlive);
+	}
+	for (const pid of alive) signalProcessTree(pid, 'SIGKILL');
+}
+
 /**
  * On Linux, whether the group has a member that is not a zombie: where nothing reaps orphans (n8n
  * as PID 1 in a container without an init), a group of zombies would otherwise look alive until

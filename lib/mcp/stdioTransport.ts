@@ -76,6 +76,9 @@ export class StdioTransport implements Transport, MessageReader {
 			return Promise.reject(
 				new Error(`The working directory ${cwd} does not exist (or is not a folder)`),
 			);
+		// Node would pass `A=B` on as the variable A, and quote a value with a NUL in its error.
+		const unusable = unusableVariable(this.server.env);
+		if (unusable) return Promise.reject(new Error(unusable));
 		return new Promise((resolve, reject) => {
 			const child = spawn(this.server.command, this.server.args, {
 				env: this.server.env,
@@ -181,6 +184,17 @@ export class StdioTransport implements Transport, MessageReader {
 		this.closed = true;
 		this.onclose?.();
 	}
+}
+
+/** Why a variable cannot be given to a process as it is, naming it and never its value; or undefined. */
+function unusableVariable(env: Record<string, string>): string | undefined {
+	for (const [name, value] of Object.entries(env)) {
+		if (name === '' || name.includes('=') || name.includes('\0'))
+			return `The environment variable name ${JSON.stringify(name)} cannot be used: a name must not be empty, nor hold "=" or a NUL character`;
+		if (value.includes('\0'))
+			return `The value of the environment variable ${name} holds a NUL character, which no process environment can hold`;
+	}
+	return undefined;
 }
 
 function isDirectory(path: string): boolean {

@@ -448,6 +448,20 @@ describe('starting a server', () => {
 		);
 	});
 
+	it('refuses an environment no process can take, naming the variable and never its value', async () => {
+		const base = faultStdio({ name: 'badenv' });
+		const renamed = { ...base, env: { ...base.env, 'A=B': 'C' } };
+		await expect(McpConnection.open(renamed, 5_000)).rejects.toThrow(
+			'The environment variable name "A=B" cannot be used: a name must not be empty, nor hold "=" or a NUL character',
+		);
+		const withNul = { ...base, env: { ...base.env, API_KEY: 'sup3rs3cret\u0000value' } };
+		const failure = McpConnection.open(withNul, 5_000);
+		await expect(failure).rejects.toThrow(
+			'The value of the environment variable API_KEY holds a NUL character, which no process environment can hold',
+		);
+		await expect(failure).rejects.not.toThrow(/sup3rs3cret/);
+	});
+
 	it('gives each scope its own process for one configuration', async () => {
 		const pool = newPool();
 		const config = faultStdio({ name: 'scoped' });

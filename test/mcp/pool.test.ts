@@ -236,6 +236,19 @@ describe('a server started through a wrapper (sh -c, as npx or uv run start thei
 		expect(await call).toBeInstanceOf(Error);
 	});
 
+	it('kills a server deaf to SIGTERM when the host process exits, after a moment to end by itself', async () => {
+		const pool = poolWith({});
+		const config = wrapped('wrapped-deaf', 'trap "" TERM; ');
+		const { server } = await pidsOf(pool, config);
+		await pool.use(config, (connection) =>
+			connection.callTool('ignore_sigterm', {}, { timeoutMs: 10_000 }),
+		);
+		pool.killProcesses();
+		// SIGKILL sent before killProcesses returns (an exit handler cannot wait after it): it ends
+		// the server (a zombie until its parent is gone too) within moments.
+		await waitUntil(() => [undefined, 'Z'].includes(processState(server)), 'the server is killed');
+	});
+
 	it('signals the server too when the host process exits', async () => {
 		const pool = poolWith({});
 		// A wrapper deaf to SIGTERM lives until the server is gone: only the signal can end the server.

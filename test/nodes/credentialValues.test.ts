@@ -63,6 +63,25 @@ describe('headerSecrets', () => {
 		).toEqual(['Bearer tok-123456', 'tok-123456', 'apim-key-123456']);
 	});
 
+	it("hides a server's environment values, but not the variables that set up its process", () => {
+		expect(
+			secretsOf({
+				transport: 'stdio',
+				command: 'npx',
+				args: [],
+				env: {
+					HOME: '/home/node',
+					NODE_ENV: 'production',
+					LANG: 'en_US.UTF-8',
+					LC_ALL: 'en_US.UTF-8',
+					XDG_CONFIG_HOME: '/home/node/.config',
+					GITHUB_TOKEN: 'ghp_0123456789',
+					DATABASE_URL: 'postgres://app:pw-123456@db/app',
+				},
+			}),
+		).toEqual(['ghp_0123456789', 'postgres://app:pw-123456@db/app']);
+	});
+
 	it('serves the MCP server credential alike', () => {
 		expect(
 			secretsOf({

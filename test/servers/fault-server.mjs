@@ -497,6 +497,18 @@ const hostileTools = [
 			}),
 	},
 	{
+		name: 'ignore_sigterm',
+		description: 'From now on takes SIGTERM (and SIGINT) without ending.',
+		inputSchema: noArgs,
+		run: () => {
+			for (const signal of ['SIGTERM', 'SIGINT']) {
+				process.removeAllListeners(signal);
+				process.on(signal, () => console.error(`fault-server: ${signal} ignored`));
+			}
+			return text('ignoring SIGTERM');
+		},
+	},
+	{
 		name: 'freeze',
 		description: 'Stops its own process (SIGSTOP): it answers nothing, not even a ping.',
 		inputSchema: noArgs,
