@@ -128,8 +128,13 @@ interface Held {
 
 const requestKey = (dialect: unknown, round: unknown) => `${String(dialect)} ${String(round)}`;
 
+/** A compact entry, or one that was and lost its list of references (its hash says it was). */
 function isCompact(entry: TraceEntry): boolean {
-	return Array.isArray(entry.compacted) || entry.payloadSameAsRound !== undefined;
+	return (
+		entry.compacted !== undefined ||
+		entry.payloadSameAsRound !== undefined ||
+		(entry.step === 'model.request' && entry.payloadSha256 !== undefined)
+	);
 }
 
 /**
@@ -165,9 +170,13 @@ const placeOf = (entry: TraceEntry, index: number) =>
  * written in: an entry edited on the way fails to read, naming itself.
  */
 function referencesOf(entry: TraceEntry, index: number): Array<[string, PartReference]> {
-	const payload = entry.payload;
+	const { payload, compacted } = entry;
+	if (!Array.isArray(compacted))
+		throw new TraceRebuildError(
+			`${placeOf(entry, index)} is compact (it keeps the sha256 of the body sent), but it lost the list of the parts it refers to ("compacted")`,
+		);
 	const references = isRecord(payload)
-		? (entry.compacted as unknown[]).map((key) => [String(key), payload[String(key)]] as const)
+		? compacted.map((key) => [String(key), payload[String(key)]] as const)
 		: [];
 	const wellFormed =
 		isRecord(payload) &&
@@ -180,7 +189,7 @@ function referencesOf(entry: TraceEntry, index: number): Array<[string, PartRefe
 		);
 	if (!wellFormed)
 		throw new TraceRebuildError(
-			`${placeOf(entry, index)} is compact, but its payload no longer holds the references it was written with (${(entry.compacted as unknown[]).join(', ')})`,
+			`${placeOf(entry, index)} is compact, but its payload no longer holds the references it was written with (${compacted.join(', ')})`,
 		);
 	return references as Array<[string, PartReference]>;
 }

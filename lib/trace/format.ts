@@ -20,7 +20,7 @@ export function formatDiff(diff: TraceDiff): string {
 		row.same ? '=' : cell(row.right),
 	]);
 	const table = [header, ...rows];
-	const widths = header.map((_, column) => Math.max(...table.map((line) => line[column].length)));
+	const widths = header.map((_, column) => widest(table.map((line) => line[column])));
 	const lines = table.map((line) =>
 		line
 			.map((value, column) => value.padEnd(widths[column]))
@@ -66,7 +66,7 @@ function summary(diff: TraceDiff): string {
  * Schema and description hashes are left out: they are for comparing, not reading.
  */
 export function formatStory(steps: readonly StoryStep[]): string {
-	const labelWidth = Math.max(0, ...steps.map((step) => step.label.length));
+	const labelWidth = widest(steps.map((step) => step.label));
 	const lines = steps.map((step) => {
 		const readable = Object.fromEntries(
 			Object.entries(step.facts).filter(([name]) => !HASHES.includes(name)),
@@ -91,4 +91,11 @@ export function printable(text: string): string {
 		/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
 		(char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
 	);
+}
+
+/** The length of the longest text; a loop, as spreading a long trace's texts overflows the stack. */
+function widest(texts: readonly string[]): number {
+	let width = 0;
+	for (const text of texts) width = Math.max(width, text.length);
+	return width;
 }

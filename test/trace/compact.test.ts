@@ -176,6 +176,17 @@ describe('compact model requests', () => {
 		}
 	});
 
+	it('that lost their list of references fail to read, not pass their references off as the body sent', () => {
+		for (const compacted of [undefined, 'messages']) {
+			const trace = structuredClone(compactTrace(3)) as Array<Record<string, unknown>>;
+			if (compacted === undefined) delete trace[2].compacted;
+			else trace[2].compacted = compacted;
+			expect(() => readTrace(trace as TraceEntry[])).toThrow(
+				'Trace entry 3 (model.request, round 3) is compact (it keeps the sha256 of the body sent), but it lost the list of the parts it refers to ("compacted")',
+			);
+		}
+	});
+
 	it('leave a trace kept whole as it is', () => {
 		const whole = [request(1), request(2), request(3)];
 		expect(expandTrace(whole)).toEqual(whole);
