@@ -98,7 +98,11 @@ export async function callModel<TRequest, TResponse, TChunk>(
 		(response, timer) =>
 			// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
 			!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')
-				? jsonBody(response, dialect, secrets).then((body) => ({ response: body as TResponse }))
+				? jsonBody(response, dialect, secrets).then((body) => ({
+						response: (call.stream && Array.isArray(body)
+							? foldedEvents(body, response.status, dialect, secrets)
+							: body) as TResponse,
+					}))
 				: streamedBody(response, dialect, secrets, timer),
 	);
 	return { request: recorded, attempts, ...result };
@@ -146,6 +150,29 @@ async function jsonBody(
 		);
 	}
 	return body;
+}
+
+/**
+ * A stream's events sent as one JSON array (Gemini's streamGenerateContent when `alt=sse` is lost
+ * on the way), folded as a stream's are: an error among them fails the call as one in a stream does.
+ */
+function foldedEvents<TResponse, TChunk>(
+	events: unknown[],
+	status: number,
+	dialect: Dialect<unknown, TResponse, TChunk>,
+	secrets: string[],
+): TResponse {
+	const assembler = dialect.createStreamAssembler();
+	for (const event of events) {
+		throwIfErrorBody(event, status, dialect, secrets);
+		assembler.push(event as TChunk);
+	}
+	if (!assembler.finished())
+		throw new ModelApiError(
+			`The answer ended after ${events.length} events, before the model finished its turn`,
+			'incompleteStream',
+		);
+	return assembler.result();
 }
 
 /**

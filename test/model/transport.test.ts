@@ -212,6 +212,77 @@ describe('the idle timeout of a stream', () => {
 	});
 });
 
+describe('an error event in a stream', () => {
+	it("is the vendor's error, its secrets hidden, in the Responses API's own form too", async () => {
+		const events = {
+			openaiChat: [
+				chunk({ content: 'Hel' }),
+				{ error: { message: 'key sk-transport-secret-1 refused' } },
+			],
+			// The openai SDK's ResponseErrorEvent: the error at the event's top, not under `error`.
+			openaiResponses: [
+				{ type: 'response.created', response: { id: 'resp_1', status: 'in_progress', output: [] } },
+				{
+					type: 'error',
+					code: 'invalid_api_key',
+					message: 'Incorrect API key provided: sk-transport-secret-1',
+					param: null,
+					sequence_number: 1,
+				},
+			],
+		};
+		for (const [dialect, stream] of Object.entries(events)) {
+			const server = await serve((_req, res) => {
+				res.writeHead(200, { 'content-type': 'text/event-stream' });
+				res.end(sse(...stream).join(''));
+			});
+			const failure = await failureOf(
+				call(server.url, {}, { dialect: dialect as keyof typeof DIALECTS, stream: true }),
+			);
+			expect(failure.failure).toBe('http');
+			expect(failure.message).toContain('[redacted]');
+			expect(failure.message).not.toContain('sk-transport-secret-1');
+		}
+	});
+});
+
+describe("a stream's events sent as one JSON array (Gemini without alt=sse)", () => {
+	const geminiEvent = (text: string, more: object = {}) => ({
+		candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...more }],
+	});
+	const servedArray = (events: unknown[]) =>
+		serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+			res.end(JSON.stringify(events));
+		});
+
+	it('are folded as the stream would be', async () => {
+		const events = [geminiEvent('Hel'), geminiEvent('lo', { finishReason: 'STOP' })];
+		const streamed = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'text/event-stream' });
+			res.end(sse(...events).join(''));
+		});
+		const inOneArray = await servedArray(events);
+		const [fromStream, fromArray] = await Promise.all(
+			[streamed, inOneArray].map((server) =>
+				call(server.url, {}, { dialect: 'gemini', stream: true }),
+			),
+		);
+		expect(fromArray.response).toEqual(fromStream.response);
+		expect(JSON.stringify(fromArray.response)).toContain('Hello');
+	});
+
+	it("fail the call with the vendor's error when one is an error", async () => {
+		const server = await servedArray([
+			geminiEvent('Hel'),
+			{ error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } },
+		]);
+		const failure = await failureOf(call(server.url, {}, { dialect: 'gemini', stream: true }));
+		expect(failure.failure).toBe('http');
+		expect(failure.message).toContain('The model is overloaded.');
+	});
+});
+
 describe('a broken answer', () => {
 	it('a redirect to something that is not a URL fails the call as an invalid answer, without sending again', async () => {
 		const redirecting = await serve((_req, res) => {

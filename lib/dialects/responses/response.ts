@@ -2,7 +2,7 @@ import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conve
 import { collectToolCalls, textBesideCalls } from '../calls';
 import { excerpt, isRecord } from '../../json/value';
 import { rejectErrorBody } from '../errors';
-import { openaiErrorMessage } from '../openai/http';
+import { responsesErrorMessage } from './http';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { responsesFinish } from './finish';
 import type { ResponsesResponse } from './wire';
@@ -20,7 +20,7 @@ export interface OutputReading {
 export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(
 		body,
-		(errorBody) => openaiErrorMessage(errorBody) ?? failedWithoutError(errorBody),
+		(errorBody) => responsesErrorMessage(errorBody) ?? failedWithoutError(errorBody),
 	);
 	if (!Array.isArray(body.output))
 		throw new Error(`The model API response has no output array: ${excerpt(body)}`);
