@@ -15,6 +15,8 @@ export async function* streamedEvents(
 ): AsyncGenerator<string> {
 	const decoder = new TextDecoder();
 	let buffered = '';
+	/** The text read so far ended in a CR, held back as it may be half of a CRLF. */
+	let heldCr = false;
 	let data: string[] = [];
 	const lineEvent = (line: string): string | typeof DONE | undefined => {
 		if (framing === 'ndjson') return line.trim() === '' ? undefined : line;
@@ -27,12 +29,16 @@ export async function* streamedEvents(
 		return undefined;
 	};
 	for await (const piece of body) {
-		buffered += typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+		const text = typeof piece === 'string' ? piece : decoder.decode(piece, { stream: true });
+		buffered += text;
+		// A piece with no line end ends no line (unless a CR held back ends one): a long line is
+		// split once, not read again at every piece.
+		if (!heldCr && !/[\r\n]/.test(text)) continue;
 		// A closing \r may be half of a \r\n whose \n is in the next piece: it waits, or the \n would read as a blank line.
-		const complete = buffered.endsWith('\r') ? buffered.slice(0, -1) : buffered;
-		const lines = complete.split(/\r\n|\r|\n/);
+		heldCr = buffered.endsWith('\r');
+		const lines = (heldCr ? buffered.slice(0, -1) : buffered).split(/\r\n|\r|\n/);
 		// The last piece may be half a line; it waits for the rest.
-		buffered = (lines.pop() ?? '') + buffered.slice(complete.length);
+		buffered = (lines.pop() ?? '') + (heldCr ? '\r' : '');
 		for (const line of lines) {
 			const event = lineEvent(line);
 			if (event === DONE) return;

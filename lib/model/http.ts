@@ -1,4 +1,5 @@
 import { outboundRequest, type EgressFilter } from '../http/outbound';
+import { ModelApiError } from './errors';
 
 /**
  * The one HTTP call the model layer needs, as a function the caller supplies: `outboundSend` at run
@@ -33,6 +34,30 @@ export type HttpSend = (request: HttpRequest) => Promise<HttpResponse>;
 export function outboundSend(egress?: EgressFilter): HttpSend {
 	const send = outboundRequest({ egress });
 	return ({ url, ...request }) => send(url, request);
+}
+
+/** No model answer comes near this: a larger body is another server's, or a broken one. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/** The response with its body cut off, failing the call, once it passes `maxBytes`. */
+export function withCappedBody(response: HttpResponse, maxBytes = MAX_ANSWER_BYTES): HttpResponse {
+	return { ...response, body: capped(response.body, maxBytes) };
+}
+
+async function* capped(
+	body: HttpResponse['body'],
+	maxBytes: number,
+): AsyncGenerator<Uint8Array | string> {
+	let bytes = 0;
+	for await (const piece of body) {
+		bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.byteLength;
+		if (bytes > maxBytes)
+			throw new ModelApiError(
+				`The model API's answer passed ${maxBytes / 1024 / 1024} MB, more than any model answer, and was not read further: check the base URL`,
+				'invalidResponse',
+			);
+		yield piece;
+	}
 }
 
 export function headerOf(response: HttpResponse, name: string): string | undefined {

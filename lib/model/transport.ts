@@ -8,6 +8,7 @@ import { ModelApiError } from './errors';
 import { streamedEvents } from './events';
 import {
 	headerOf,
+	withCappedBody,
 	parseBody,
 	readText,
 	type HttpRequest,
@@ -248,7 +249,7 @@ async function send<T>(
 		const timer = new AttemptTimer(options, endpoint);
 		let response: HttpResponse | undefined;
 		try {
-			response = await options.send({ ...request, signal: timer.signal });
+			response = withCappedBody(await options.send({ ...request, signal: timer.signal }));
 			attempts.push({
 				status: response.status,
 				durationMs: Date.now() - started,

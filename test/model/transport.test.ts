@@ -284,6 +284,30 @@ describe("a stream's events sent as one JSON array (Gemini without alt=sse)", ()
 });
 
 describe('a broken answer', () => {
+	it('that never ends is cut off at 64 MB, streamed or not, failing the call with what to check', async () => {
+		const mb = Buffer.alloc(1024 * 1024, 'x');
+		const endless = await serve((req, res) => {
+			res.writeHead(200, {
+				'content-type':
+					req.headers.accept === 'text/event-stream' ? 'text/event-stream' : 'application/json',
+			});
+			// One line without end, a megabyte at a time, until the client stops reading.
+			res.write('data: ');
+			const more = () => {
+				while (!res.destroyed && res.write(mb));
+				if (!res.destroyed) res.once('drain', more);
+			};
+			more();
+		});
+		for (const stream of [false, true]) {
+			const failure = await failureOf(call(endless.url, { timeoutMs: 30_000 }, { stream }));
+			expect(failure.failure).toBe('invalidResponse');
+			expect(failure.message).toBe(
+				"The model API's answer passed 64 MB, more than any model answer, and was not read further: check the base URL",
+			);
+		}
+	});
+
 	it('a redirect to something that is not a URL fails the call as an invalid answer, without sending again', async () => {
 		const redirecting = await serve((_req, res) => {
 			res.writeHead(302, { location: 'http://[bad' }).end();
