@@ -30,8 +30,8 @@ export interface CompactRequest {
 	payloadSha256: string;
 }
 
-/** Parts smaller than this stay inline: a reference would save nothing. */
-const WORTH_REFERRING_BYTES = 64;
+/** Parts whose JSON is shorter than this stay inline: a reference would save nothing. */
+const WORTH_REFERRING_CHARACTERS = 64;
 
 /**
  * The model.request entry with the parts of its body that `earlier` (the item's trace so far)
@@ -248,7 +248,7 @@ function lastRequest(
 function referenceTo(value: unknown, earlier: unknown, round: number): PartReference | undefined {
 	if (earlier === undefined) return undefined;
 	const text = jsonText(value) ?? '';
-	if (text.length < WORTH_REFERRING_BYTES) return undefined;
+	if (text.length < WORTH_REFERRING_CHARACTERS) return undefined;
 	if (text === jsonText(earlier)) return { sameAsRound: round };
 	if (!Array.isArray(value) || !Array.isArray(earlier) || earlier.length > value.length)
 		return undefined;
