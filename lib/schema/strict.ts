@@ -244,25 +244,28 @@ function prune(value: unknown, schema: unknown, root: JsonSchema): unknown {
 }
 
 /**
- * The anyOf branch an object or array was sent for (Optional[Model], a union of models): of the
- * branches of its kind, the first that declares most of its keys.
+ * The anyOf branch an object or array was sent for (Optional[Model], a union of models), when it
+ * can be told: the one branch of its kind; of several object branches, the one that declares the
+ * most of the object's keys and, strict mode making the model send every property, leaves the
+ * fewest unsent. Undefined when two fit alike: then no null is dropped.
  */
 function branchSentFor(value: object, branches: unknown[], root: JsonSchema): unknown {
 	const kind = Array.isArray(value) ? 'array' : 'object';
-	let chosen: { branch: unknown; declared: number } | undefined;
-	for (const branch of branches) {
+	const keys = Object.keys(value);
+	const fits = branches.flatMap((branch) => {
 		const target = follow(branch, root);
-		if (!isRecord(target)) continue;
-		const shape = kind === 'array' ? 'items' : 'properties';
-		if (!hasType(target, kind) && !(shape in target)) continue;
-		const properties = isRecord(target.properties) ? target.properties : {};
-		const declared =
-			kind === 'array'
-				? 0
-				: Object.keys(value).filter((key) => Object.hasOwn(properties, key)).length;
-		if (!chosen || declared > chosen.declared) chosen = { branch, declared };
-	}
-	return chosen?.branch;
+		if (!isRecord(target)) return [];
+		if (!hasType(target, kind) && !((kind === 'array' ? 'items' : 'properties') in target))
+			return [];
+		const properties = Object.keys(isRecord(target.properties) ? target.properties : {});
+		const declared = keys.filter((key) => properties.includes(key)).length;
+		// Arrays are told apart by nothing here: two array branches tie.
+		return [{ branch, score: [declared, declared - properties.length] }];
+	});
+	fits.sort((a, b) => b.score[0] - a.score[0] || b.score[1] - a.score[1]);
+	const [best, next] = fits;
+	if (!best || (next && next.score.every((part, at) => part === best.score[at]))) return undefined;
+	return best.branch;
 }
 
 /** A single-branch allOf beside annotations only is that branch; anything else is an intersection. */

@@ -690,6 +690,36 @@ describe('dropAddedNulls', () => {
 		});
 	});
 
+	it('keeps a null the branch it was sent for needs, and drops nothing where two branches fit alike', () => {
+		const original = object({
+			// The second branch fits {id: null} better: strict mode makes the first one send `path` too.
+			target: {
+				anyOf: [
+					object({ id: { type: 'string' }, path: { type: 'string' } }, { required: ['path'] }),
+					object({ id: { type: ['string', 'null'] } }, { required: ['id'] }),
+				],
+			},
+			// Two kinds of list: nothing here tells which one a list was sent for.
+			rows: {
+				anyOf: [
+					{
+						type: 'array',
+						items: object({ a: { type: 'string' }, b: { type: 'string' } }, { required: ['b'] }),
+					},
+					{
+						type: 'array',
+						items: object({ a: { type: ['string', 'null'] } }, { required: ['a'] }),
+					},
+				],
+			},
+		});
+		const sent = { target: { id: null }, rows: [{ a: null }] };
+		expect(dropAddedNulls(sent, original)).toEqual(sent);
+		expect(new SchemaValidator().check(original, dropAddedNulls(sent, original)).status).toBe(
+			'valid',
+		);
+	});
+
 	it('reads null as allowed only where type, enum and const all allow it', () => {
 		const original = object({
 			unit: { type: 'string', enum: ['C', null] },
