@@ -36,6 +36,8 @@ export function applyModelTurn(
 		rounds: round,
 	};
 	delete next.answer;
+	// A turn was taken: an earlier stop at Max Rounds no longer holds.
+	delete next.stopReason;
 	// Decisions of a person were for calls of an earlier turn, never for these.
 	delete next.approval;
 	if (toolCalls.length === 0) next.answer = turn.message.content ?? '';

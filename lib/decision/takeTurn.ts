@@ -35,7 +35,9 @@ export async function takeModelTurn(
 	const rounds = conversation.rounds ?? 0;
 	if (rounds >= context.maxRounds) {
 		const stopReason = `Stopped before round ${rounds + 1}: Max Rounds is ${context.maxRounds}`;
-		return { conversation: { ...conversation, stopReason } };
+		// Stopped without an answer: one an earlier question got is not this one's.
+		const { answer: _earlier, ...stopped } = conversation;
+		return { conversation: { ...stopped, stopReason } };
 	}
 	const { dialect, settings, endpoint } = context;
 	checkReadyForTurn(conversation, settings);

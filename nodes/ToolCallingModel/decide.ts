@@ -56,20 +56,20 @@ export async function decide(context: IExecuteFunctions) {
 		}).catch((error: unknown) => {
 			throw nodeErrorOfTurn(context, error, itemIndex);
 		});
-		const leave = (output: number, json: Conversation): Routed => ({
+		// An error a failed earlier turn left on the item (under continue-on-fail) is not this run's.
+		const { error: _previousError, ...current } = next as Conversation & { error?: unknown };
+		const leave = (output: number): Routed => ({
 			output,
-			item: { json: { ...json }, ...(item.binary && { binary: item.binary }) },
+			item: { json: { ...current }, ...(item.binary && { binary: item.binary }) },
 		});
-		if (!turn) return leave(FINAL_ANSWER_OUTPUT, next);
+		if (!turn) return leave(FINAL_ANSWER_OUTPUT);
 
 		context.logger.debug(
 			redaction.text(
 				`${nodeName}: round ${turn.round} (${dialect.id}) finished with ${turn.finish}, ${turn.toolCalls.length} tool calls, in ${turn.durationMs} ms`,
 			),
 		);
-		// An error a failed earlier turn left on the item (under continue-on-fail) is not this turn's.
-		const { error: _previousError, ...answered } = next as Conversation & { error?: unknown };
-		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT, answered);
+		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT);
 	};
 	return { processItem, redactionFor };
 }
@@ -83,12 +83,25 @@ function conversationFor(
 		const conversation = readConversation(item.json);
 		const nodeTools = parseToolDefinitions(itemParameter(context, 'nodeTools', itemIndex, '[]'));
 		if (conversation.messages.length > 0) return withTools(conversation, nodeTools);
-		const system = itemParameter(context, 'systemMessage', itemIndex, '') as string;
-		const user = itemParameter(context, 'userMessage', itemIndex, '') as string;
+		const system = messageText(itemParameter(context, 'systemMessage', itemIndex, ''), 'System');
+		const user = messageText(itemParameter(context, 'userMessage', itemIndex, ''), 'User');
 		return withTools({ ...conversation, messages: openingMessages(system, user) }, nodeTools);
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), (error as Error).message, { itemIndex });
 	}
+}
+
+/**
+ * A message parameter as text: an expression gives what it evaluates to (a number, nothing at all
+ * for a field the item lacks), which is sent as its text; an object is refused, naming the field.
+ */
+function messageText(value: unknown, field: 'System' | 'User'): string {
+	if (value === undefined || value === null) return '';
+	if (typeof value === 'object')
+		throw new Error(
+			`The ${field} Message is not text but ${Array.isArray(value) ? 'a list' : 'an object'}: make its expression give text (JSON.stringify() writes an object as text)`,
+		);
+	return String(value);
 }
 
 /** A failed turn as the node reports it: the API's own answer, or the reason with what to do about it. */

@@ -53,6 +53,7 @@ export async function processItems(
 		async (item, itemIndex): Promise<Routed> => {
 			const redaction = redactionFor(itemIndex);
 			try {
+				if (redaction.unreadable) throw redaction.unreadable;
 				const result = await processItem(item, itemIndex);
 				return {
 					output: result.output,

@@ -88,6 +88,8 @@ export interface NodeRedaction {
 	item<T>(json: T): T;
 	/** Secret values, and secret keys in JSON text: for error messages and log lines. */
 	text(message: string): string;
+	/** Why the item's own options could not be read: the item fails with it, redacted by the defaults. */
+	unreadable?: Error;
 }
 
 /**
@@ -105,21 +107,26 @@ export function nodeRedactions(
 		const index = perItem ? itemIndex : 0;
 		let redaction = made.get(index);
 		if (!redaction) {
-			redaction = redactionOf(context, index, secrets);
+			try {
+				redaction = redactionOf(readOptions(context, index), secrets);
+			} catch (error) {
+				// Credential secrets are hidden whatever the options: the item's error must not show them.
+				redaction = { ...redactionOf({}, secrets), unreadable: error as Error };
+			}
 			made.set(index, redaction);
 		}
 		return redaction;
 	};
 }
 
-function redactionOf(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	secrets: Secrets,
-): NodeRedaction {
-	const options = context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
-	const list = (text: string | undefined) =>
-		(text ?? '')
+function readOptions(context: IExecuteFunctions, itemIndex: number): TraceOptions {
+	return context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
+}
+
+function redactionOf(options: TraceOptions, secrets: Secrets): NodeRedaction {
+	// An expression may give a number or nothing: it is read as its text.
+	const list = (text: unknown) =>
+		(text === undefined || text === null ? '' : String(text))
 			.split(',')
 			.map((part) => part.trim())
 			.filter((part) => part !== '');

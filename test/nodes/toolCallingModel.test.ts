@@ -486,6 +486,70 @@ describe('Tool Calling Model', () => {
 		expect(api.requests).toHaveLength(0);
 	});
 
+	it('stops at Max Rounds without the answer and error of an earlier question, and drops the stop once a turn is taken', async () => {
+		const asked = {
+			messages: [
+				{ role: 'user', content: 'q1' },
+				{ role: 'assistant', content: 'answer to q1' },
+				{ role: 'user', content: 'q2' },
+			],
+			rounds: 2,
+			answer: 'answer to q1',
+			error: 'an earlier turn failed',
+		};
+		const stopped = await runModel({ options: { maxRounds: 2 } }, [{ json: asked }]);
+		expect(stopped.answers[0].json.stopReason).toBe('Stopped before round 3: Max Rounds is 2');
+		expect(stopped.answers[0].json).not.toHaveProperty('answer');
+		expect(stopped.answers[0].json).not.toHaveProperty('error');
+		api.script(reply.text('answer to q2'));
+		const raised = await runModel({ options: { maxRounds: 5 } }, [stopped.answers[0]]);
+		expect(raised.answers[0].json.answer).toBe('answer to q2');
+		expect(raised.answers[0].json).not.toHaveProperty('stopReason');
+	});
+
+	it('sends a message expression that gives a number as its text, and refuses one that gives an object', async () => {
+		api.script(reply.text('ok'));
+		await runModel({ systemMessage: '={{ $json.n }}', userMessage: '={{ $json.n + 1 }}' }, [
+			{ json: { n: 41 } },
+		]);
+		expect(api.requests[0].body!.messages).toEqual([
+			{ role: 'system', content: '41' },
+			{ role: 'user', content: '42' },
+		]);
+		const missing = await runModel({ userMessage: '={{ $json.missing }}' });
+		expect(errorOf(missing.run, 'Model')?.message).toContain('the User Message is empty');
+		const object = await runModel({ userMessage: '={{ $json }}' }, [{ json: { q: 'hi' } }]);
+		expect(errorOf(object.run, 'Model')?.message).toBe(
+			'The User Message is not text but an object: make its expression give text (JSON.stringify() writes an object as text)',
+		);
+	});
+
+	it('fails only the item whose Trace and Redaction options cannot be read, under On Error: Continue', async () => {
+		api.script(reply.text('one'), reply.text('three'));
+		const { run, answers } = await runModel(
+			{
+				userMessage: '={{ $json.q }}',
+				options: { concurrency: 1 },
+				traceOptions: {
+					redactPaths: "={{ $json.paths ?? $('No Such Node').item.json.paths }}",
+				},
+			},
+			[
+				{ json: { q: 'a', paths: 'payload.model' } },
+				{ json: { q: 'b' } },
+				{ json: { q: 'c', paths: 'payload.model' } },
+			],
+			{ onError: 'continueRegularOutput' },
+		);
+		expect(run.status).toBe('success');
+		expect(answers.map((item) => [item.json.q, item.json.answer, item.pairedItem])).toEqual([
+			['a', 'one', { item: 0 }],
+			['b', undefined, { item: 1 }],
+			['c', 'three', { item: 2 }],
+		]);
+		expect(answers[1].json.error).toBe("Referenced node doesn't exist");
+	});
+
 	it('refuses to take a turn while tool calls are pending', async () => {
 		const item = {
 			messages: [{ role: 'user', content: 'go' }],
