@@ -143,7 +143,8 @@ const MAX_REDIRECTS = 20;
  * origin only, and the authorization server is another origin), a deadline on requests that carry
  * no abort signal of their own, so a silent server cannot hang a connect, the host's egress
  * policy for every URL, proxy and redirect, and redirects followed hop by hop, a hop to another
- * origin taking no header that could hold a credential.
+ * origin taking no header that could hold a credential, nor a body (an OAuth request's holds the
+ * client secret, a refresh token or a code): such a redirect is not followed.
  */
 export function outboundFetch(options: OutboundOptions): Fetch {
 	const proxy = options.proxy ?? proxySettingsFrom();
@@ -165,7 +166,11 @@ export function outboundFetch(options: OutboundOptions): Fetch {
 		// fetch would follow to another origin with every header but Authorization and Cookie.
 		const follow = (init?.redirect ?? 'follow') === 'follow';
 		const request: RequestInit = follow ? { ...init, redirect: 'manual' } : { ...init };
-		return following(new URL(url), request, send, follow ? fetchHop : finalHop, { egress, proxy });
+		return following(new URL(url), request, send, follow ? fetchHop : finalHop, {
+			egress,
+			proxy,
+			bodyStaysAtOrigin: true,
+		});
 	};
 }
 
@@ -309,7 +314,19 @@ async function following<R, I extends RedirectableRequest>(
 	request: I,
 	send: (target: URL, request: I) => Promise<R>,
 	hopOf: (response: R) => Hop,
-	{ egress, proxy }: { egress?: EgressFilter; proxy: ProxySettings },
+	{
+		egress,
+		proxy,
+		bodyStaysAtOrigin = false,
+	}: {
+		egress?: EgressFilter;
+		proxy: ProxySettings;
+		/**
+		 * A redirect that would take the body to another origin is not followed (its response is
+		 * the answer): an OAuth request's body holds the client secret, a refresh token or a code.
+		 */
+		bodyStaysAtOrigin?: boolean;
+	},
 ): Promise<R> {
 	let target = url;
 	let next = request;
@@ -318,12 +335,15 @@ async function following<R, I extends RedirectableRequest>(
 		const response = await send(target, next);
 		const { status, location, discard } = hopOf(response);
 		if (!location || !isRedirect(status)) return response;
+		const to = URL.parse(location, target.href);
+		const crossesOrigin = to !== null && to.origin !== target.origin;
+		if (bodyStaysAtOrigin && crossesOrigin && next.body != null && !turnsToGet(next, status))
+			return response;
 		await discard();
 		if (hops >= MAX_REDIRECTS)
 			throw new Error(`Redirected more than ${MAX_REDIRECTS} times: last to ${location}`);
-		const to = URL.parse(location, target.href);
 		if (!to) throw new InvalidRedirect(location);
-		next = redirected(next, status, to.origin !== target.origin);
+		next = redirected(next, status, crossesOrigin);
 		target = to;
 	}
 }
@@ -374,15 +394,21 @@ const BODY_HEADERS = [
  * along: fetch drops Authorization and Cookie, and this drops every header that could hold one
  * (a vendor's `x-api-key`, a credential's own headers).
  */
+/** Whether the redirect turns the request into a GET without a body, as fetch does. */
+function turnsToGet(request: RedirectableRequest, status: number): boolean {
+	const method = (request.method ?? 'GET').toUpperCase();
+	return (
+		(status === 303 && method !== 'HEAD') ||
+		((status === 301 || status === 302) && method === 'POST')
+	);
+}
+
 function redirected<I extends RedirectableRequest>(
 	request: I,
 	status: number,
 	crossesOrigin: boolean,
 ): I {
-	const method = (request.method ?? 'GET').toUpperCase();
-	const toGet =
-		(status === 303 && method !== 'HEAD') ||
-		((status === 301 || status === 302) && method === 'POST');
+	const toGet = turnsToGet(request, status);
 	const next = toGet ? { ...request, method: 'GET', body: undefined } : { ...request };
 	if (!toGet && !crossesOrigin) return next;
 	const headers = new Headers(request.headers);

@@ -191,6 +191,37 @@ describe('redirects to another origin', () => {
 		}
 	});
 
+	it("never carry an OAuth request's body there (its client secret, refresh token or code): the redirect is the answer", async () => {
+		const recorder = await startRecorder();
+		const secrets =
+			'grant_type=refresh_token&refresh_token=rt-secret-1234&client_secret=cs-secret-5678';
+		for (const status of [307, 308]) {
+			const redirector = await startRedirector(recorder.url, status);
+			const send = outboundFetch({
+				serverUrl: new URL(`${redirector}/mcp`),
+				headers: {},
+				uncancellableTimeoutMs: 5_000,
+			});
+			const response = await send(`${redirector}/token`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/x-www-form-urlencoded' },
+				body: new URLSearchParams(secrets),
+			});
+			expect(response.status).toBe(status);
+			expect(response.headers.get('location')).toBe(`${recorder.url}/token`);
+		}
+		// A redirect that drops the body (303, or 302 of a POST) is followed, as fetch follows it.
+		const seeOther = await startRedirector(recorder.url, 303);
+		const send = outboundFetch({
+			serverUrl: new URL(`${seeOther}/mcp`),
+			headers: {},
+			uncancellableTimeoutMs: 5_000,
+		});
+		const followed = await send(`${seeOther}/token`, { method: 'POST', body: secrets });
+		expect(followed.status).toBe(404);
+		expect(recorder.requests).toEqual([{ method: 'GET', url: '/token', body: '' }]);
+	});
+
 	it('never carry an OAuth token there', async () => {
 		const server = await startOAuthServer();
 		const recorder = await startRecorder();
@@ -278,10 +309,8 @@ describe("the host's egress policy", () => {
 			uncancellableTimeoutMs: 5_000,
 			egress: egressPolicy().filter,
 		});
-		const response = await send(`${redirector}/token`, {
-			method: 'POST',
+		const response = await send(`${redirector}/.well-known/oauth-authorization-server`, {
 			headers: { Authorization: 'Basic c2VjcmV0LXZhbHVl' },
-			body: 'grant_type=refresh_token',
 		});
 		expect(response.status).toBe(404);
 		expect(recorder.seen).toHaveLength(1);
