@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import type { ReadResourceResult } from '../mcp/connection';
 import {
 	binaryPlaceholders,
@@ -62,7 +63,9 @@ export function readResultForTrace(
 function parsedJson(text: string, mimeType: string | undefined): { json?: unknown } {
 	if (!mimeType || !JSON_TYPE.test(mimeType)) return {};
 	try {
-		return { json: JSON.parse(text) };
+		const json: unknown = JSON.parse(text);
+		// Too deep to be stored or shown as an item's JSON: the text stays.
+		return nestsDeeperThan(json, MAX_JSON_DEPTH) ? {} : { json };
 	} catch {
 		return {};
 	}

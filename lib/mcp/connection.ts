@@ -92,6 +92,8 @@ export interface ToolListing {
 
 /** Stops a server that keeps answering with a cursor from paging forever. */
 const MAX_PAGES = 100;
+/** Entries one listing takes at most over all its pages: past it, a listing would fill the memory. */
+const MAX_LISTED = 100_000;
 
 /** After a call timed out, a server that does not answer a ping within this long is taken for dead. */
 const PING_TIMEOUT_MS = 5_000;
@@ -408,7 +410,12 @@ export class McpConnection {
 		let cursor: string | undefined;
 		for (let count = 0; count < MAX_PAGES; count++) {
 			const result = await page(cursor === undefined ? undefined : { cursor });
-			items.push(...result.items);
+			// One by one: a spread of a page of a few hundred thousand entries overflows the stack.
+			for (const item of result.items) items.push(item);
+			if (items.length > MAX_LISTED)
+				throw new MalformedResultError(
+					`The server's ${method} lists more than ${MAX_LISTED} entries, more than can be passed on`,
+				);
 			cursor = result.nextCursor;
 			if (!cursor) return items;
 		}
@@ -417,13 +424,19 @@ export class McpConnection {
 		);
 	}
 
-	private withCapability<T>(
+	private async withCapability<T>(
 		method: string,
 		capability: 'resources' | 'prompts',
 		page: (params?: { cursor: string }) => Promise<{ items: T[]; nextCursor?: string }>,
 	): Promise<T[]> {
 		this.requireCapability(method, capability);
-		return this.allPages(method, page);
+		const items = await this.allPages(method, page);
+		// What an item carries would not be stored or shown (tools too deep are left out when listed).
+		if (items.some((item) => nestsDeeperThan(item, MAX_JSON_DEPTH)))
+			throw new MalformedResultError(
+				`An entry of the server's ${method} nests deeper than ${MAX_JSON_DEPTH} levels, more than can be passed on`,
+			);
+		return items;
 	}
 
 	/** A clear answer for resources and prompts where the server would only say "Method not found". */
@@ -461,6 +474,8 @@ export class McpConnection {
 			if (closed && error instanceof McpError && error.code === ErrorCode.ConnectionClosed)
 				throw new ConnectionLostError('The connection closed');
 			if (!this.alive || isTransportFailure(error)) void this.close();
+			// An answer that breaks the MCP schema, said in a line (zod's own error is read-only).
+			if (isSchemaError(error)) throw new MalformedResultError(zodSummary(error));
 			throw error;
 		}
 	}

@@ -42,8 +42,8 @@ function redactInPlace(
 	seen: Set<unknown>,
 	depth: number,
 ): void {
-	error.message = redaction.text(error.message);
-	if (error.stack) error.stack = redaction.text(error.stack);
+	rewrite(error, 'message', redaction.text(error.message));
+	if (error.stack) rewrite(error, 'stack', redaction.text(error.stack));
 	// Enumerable or not: AggregateError's `errors` is not, and util.inspect shows it.
 	for (const name of Object.getOwnPropertyNames(error)) {
 		if (name === 'message' || name === 'stack' || RUN_FREE_FIELDS.has(name)) continue;
@@ -63,7 +63,37 @@ function redactInPlace(
 				seen.add(inner);
 				redactInPlace(inner, redaction, seen, depth + 1);
 			}
+		// An error whose message cannot be rewritten (zod's is a getter) is replaced by one that says it, redacted.
+		if (held.some((inner) => inner instanceof Error && !rewritable(inner))) {
+			const replaced = held.map((inner) =>
+				inner instanceof Error && !rewritable(inner) ? copyOf(inner, redaction) : inner,
+			);
+			setProperty(error, name, Array.isArray(value) ? replaced : replaced[0]);
+		}
 	}
+}
+
+/** Whether the error's message can be set: an own getter without a setter cannot be. */
+function rewritable(error: Error): boolean {
+	const descriptor = Object.getOwnPropertyDescriptor(error, 'message');
+	return !descriptor || descriptor.writable === true || descriptor.set !== undefined;
+}
+
+function copyOf(error: Error, redaction: NodeRedaction): Error {
+	const copy = new Error(redaction.text(String(error.message)));
+	copy.name = error.name;
+	copy.stack = redaction.text(String(error.stack ?? copy.stack));
+	return copy;
+}
+
+/** Sets the message or stack where it can be set; one that cannot is left (see rewritable). */
+function rewrite(error: Error, name: 'message' | 'stack', value: string): void {
+	const descriptor = Object.getOwnPropertyDescriptor(error, name);
+	if (descriptor && descriptor.writable !== true && descriptor.set === undefined) {
+		if (descriptor.configurable) setProperty(error, name, value);
+		return;
+	}
+	(error as unknown as Record<string, unknown>)[name] = value;
 }
 
 /** Sets a property the error may have made read-only or non-enumerable, keeping how it shows. */

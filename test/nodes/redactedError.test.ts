@@ -30,6 +30,24 @@ function clientError(): Error {
 }
 
 describe('redactedError', () => {
+	it('replaces a cause whose message cannot be set (a getter, as zod has it) by a redacted copy, and never throws', () => {
+		class GetterError extends Error {
+			constructor() {
+				super();
+				Object.defineProperty(this, 'message', { get: () => `bad answer quoting ${SECRET}` });
+				this.name = '$ZodError';
+			}
+		}
+		const error = redactedError(
+			new NodeOperationError(node, new Error('Outer', { cause: new GetterError() })),
+			redaction,
+		);
+		const cause = (error.cause as Error).cause as Error;
+		expect(cause.message).toBe('bad answer quoting [redacted]');
+		expect(cause.name).toBe('$ZodError');
+		expect(inspect(error, { depth: 10 })).not.toContain(SECRET);
+	});
+
 	it("hides the secret in a cause's other properties, and in the errors an AggregateError holds, keeping their shape", () => {
 		const cause = new AggregateError(
 			[clientError(), new Error(`second try: ${SECRET}`)],

@@ -61,12 +61,12 @@ export function getPrompt(
 	redactionFor: (itemIndex: number) => NodeRedaction,
 ) {
 	const limits = requestLimitsOf(context);
-	// The prompts' argument lists, asked once per execution.
+	// The prompts' argument lists, asked once per execution; only to type the arguments, so a
+	// server that cannot list them still gets the prompt asked for.
 	let listing: Promise<McpPrompt[]> | undefined;
 	const promptNamed = async (connection: McpConnection, name: string): Promise<McpPrompt> => {
-		const listed = (await (listing ??= connection.listPrompts(limits))).find(
-			(prompt) => prompt.name === name,
-		);
+		listing ??= connection.listPrompts(limits).catch(() => []);
+		const listed = (await listing).find((prompt) => prompt.name === name);
 		// A name the server does not list is the server's to refuse.
 		return listed ?? { name, arguments: [] };
 	};
