@@ -73,10 +73,13 @@ function redactInPlace(
 	}
 }
 
-/** Whether the error's message can be set: an own getter without a setter cannot be. */
+/** Whether the error's message can be set: a getter without a setter (own or inherited) cannot be. */
 function rewritable(error: Error): boolean {
-	const descriptor = Object.getOwnPropertyDescriptor(error, 'message');
-	return !descriptor || descriptor.writable === true || descriptor.set !== undefined;
+	for (let holder: object | null = error; holder; holder = Object.getPrototypeOf(holder)) {
+		const descriptor = Object.getOwnPropertyDescriptor(holder, 'message');
+		if (descriptor) return descriptor.writable === true || descriptor.set !== undefined;
+	}
+	return true;
 }
 
 function copyOf(error: Error, redaction: NodeRedaction): Error {
@@ -93,7 +96,8 @@ function rewrite(error: Error, name: 'message' | 'stack', value: string): void {
 		if (descriptor.configurable) setProperty(error, name, value);
 		return;
 	}
-	(error as unknown as Record<string, unknown>)[name] = value;
+	// Reflect.set answers false where an inherited getter refuses, rather than throw.
+	Reflect.set(error, name, value);
 }
 
 /** Sets a property the error may have made read-only or non-enumerable, keeping how it shows. */

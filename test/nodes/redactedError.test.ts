@@ -38,14 +38,21 @@ describe('redactedError', () => {
 				this.name = '$ZodError';
 			}
 		}
-		const error = redactedError(
-			new NodeOperationError(node, new Error('Outer', { cause: new GetterError() })),
-			redaction,
-		);
-		const cause = (error.cause as Error).cause as Error;
-		expect(cause.message).toBe('bad answer quoting [redacted]');
-		expect(cause.name).toBe('$ZodError');
-		expect(inspect(error, { depth: 10 })).not.toContain(SECRET);
+		class InheritedGetterError extends Error {
+			override get message() {
+				return `bad answer quoting ${SECRET}`;
+			}
+		}
+		for (const made of [new GetterError(), new InheritedGetterError()]) {
+			const error = redactedError(
+				new NodeOperationError(node, new Error('Outer', { cause: made })),
+				redaction,
+			);
+			const cause = (error.cause as Error).cause as Error;
+			expect(cause.message).toBe('bad answer quoting [redacted]');
+			expect(cause.name).toBe(made.name);
+			expect(inspect(error, { depth: 10 })).not.toContain(SECRET);
+		}
 	});
 
 	it("hides the secret in a cause's other properties, and in the errors an AggregateError holds, keeping their shape", () => {
