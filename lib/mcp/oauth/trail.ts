@@ -309,8 +309,7 @@ async function problemOf(
 	}
 	if (!response.ok) {
 		const { error } = (body ?? {}) as Record<string, unknown>;
-		const passing =
-			response.status >= 500 || error === 'temporarily_unavailable' || error === 'server_error';
+		const passing = response.status >= 500 || PASSING_ERRORS.has(String(error));
 		return {
 			step,
 			url,
