@@ -1,5 +1,5 @@
 import { parseToolArguments } from '../conversation/arguments';
-import type { AssistantToolCall, PendingToolCall } from '../conversation/types';
+import type { AssistantToolCall, Message, PendingToolCall } from '../conversation/types';
 import type { ToolNameMap } from './types';
 
 /** One tool call as a vendor sent it: its id may be missing, its arguments a string or an object. */
@@ -72,4 +72,12 @@ export function argumentsObject(rawArguments: string): Record<string, unknown> {
 /** The text beside tool calls: streams often open with "" before the calls, and null keeps both paths alike. */
 export function textBesideCalls(text: string | null, hasCalls: boolean): string | null {
 	return text === '' && hasCalls ? null : text;
+}
+
+/** Every call id a history holds, its calls' and its results' alike: what a dialect's id map must cover. */
+export function historyCallIds(messages: readonly Message[]): string[] {
+	return messages.flatMap((message) => {
+		if (message.role === 'tool') return [message.tool_call_id];
+		return message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [];
+	});
 }

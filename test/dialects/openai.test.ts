@@ -188,6 +188,60 @@ describe('buildRequest', () => {
 	});
 });
 
+describe('history written by other servers', () => {
+	const longId = `chatcmpl-tool-${'0123456789abcdef'.repeat(2)}`; // vLLM's form, 46 characters
+
+	it('shortens call ids past the 40 characters Chat Completions takes, the same for the call and its result', () => {
+		const { body } = openaiDialect.buildRequest(
+			{
+				tools: [],
+				messages: [
+					{ role: 'user', content: 'Weather?' },
+					{
+						role: 'assistant',
+						content: null,
+						tool_calls: [
+							{ id: longId, type: 'function', function: { name: 'echo', arguments: '{}' } },
+							{ id: 'call_short', type: 'function', function: { name: 'echo', arguments: '{}' } },
+						],
+					},
+					{ role: 'tool', tool_call_id: longId, content: 'sunny' },
+					{ role: 'tool', tool_call_id: 'call_short', content: 'sunny' },
+				],
+			},
+			settings,
+		);
+		const [, assistant, first, second] = body.messages as Array<{
+			tool_calls?: Array<{ id: string }>;
+			tool_call_id?: string;
+		}>;
+		const [sent, kept] = assistant.tool_calls!.map((call) => call.id);
+		expect(sent.length).toBeLessThanOrEqual(40);
+		expect(sent).not.toBe(longId);
+		expect(first.tool_call_id).toBe(sent);
+		expect([kept, second.tool_call_id]).toEqual(['call_short', 'call_short']);
+	});
+
+	it('leaves out an assistant turn that said nothing and called nothing (its null content is refused)', () => {
+		const { body } = openaiDialect.buildRequest(
+			{
+				tools: [],
+				messages: [
+					{ role: 'user', content: 'Hi' },
+					{ role: 'assistant', content: null },
+					{ role: 'user', content: 'Go on' },
+					{ role: 'assistant', content: '' },
+				],
+			},
+			settings,
+		);
+		expect(body.messages).toEqual([
+			{ role: 'user', content: 'Hi' },
+			{ role: 'user', content: 'Go on' },
+		]);
+	});
+});
+
 describe('parseResponse', () => {
 	const names = openaiToolNames(['weather.get', 'echo']);
 
@@ -454,6 +508,38 @@ describe('createStreamAssembler', () => {
 		expect(body.choices?.[0].message?.tool_calls).toEqual([
 			{ id: 'a', type: 'function', function: { name: 'echo', arguments: '{"x":1}' } },
 			{ id: 'b', type: 'function', function: { name: 'weather_get', arguments: '{}' } },
+		]);
+	});
+
+	it("keeps calls apart that all say index 0 but come with their own ids, as Ollama's /v1 sends them", () => {
+		const whole = (id: string, name: string, args: string) =>
+			chatChunk([
+				{
+					index: 0,
+					delta: {
+						tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
+					},
+					finish_reason: null,
+				},
+			]);
+		const body = assemble([
+			whole('call_a', 'weather_get', '{"city":"Paris"}'),
+			whole('call_b', 'echo', '{"text":"hi"}'),
+			chatChunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ index: 0, function: { arguments: '' } }] },
+					finish_reason: 'tool_calls',
+				},
+			]),
+		]);
+		expect(body.choices?.[0].message?.tool_calls).toEqual([
+			{
+				id: 'call_a',
+				type: 'function',
+				function: { name: 'weather_get', arguments: '{"city":"Paris"}' },
+			},
+			{ id: 'call_b', type: 'function', function: { name: 'echo', arguments: '{"text":"hi"}' } },
 		]);
 	});
 

@@ -99,6 +99,22 @@ describe('buildRequest', () => {
 		).toEqual([]);
 	});
 
+	it('shortens a call_id past the 64 characters Responses takes, the same for the call and its output', () => {
+		const longId = `call_${'0123456789abcdef'.repeat(5)}`;
+		const { input } = request([
+			{
+				role: 'assistant',
+				content: null,
+				tool_calls: [{ id: longId, type: 'function', function: { name: 'echo', arguments: '{}' } }],
+			},
+			{ role: 'tool', tool_call_id: longId, content: 'done' },
+		]).body;
+		const [call, output] = input as Array<{ call_id: string }>;
+		expect(call.call_id.length).toBeLessThanOrEqual(64);
+		expect(call.call_id).not.toBe(longId);
+		expect(output.call_id).toBe(call.call_id);
+	});
+
 	it('asks for encrypted reasoning only when the dialect is made to', () => {
 		expect(request([]).body).not.toHaveProperty('include');
 		const dialect = createResponsesDialect({ encryptedReasoning: true });

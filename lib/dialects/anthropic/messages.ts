@@ -1,6 +1,7 @@
 import { parseToolArguments } from '../../conversation/arguments';
 import type { AssistantMessage, Message, ToolMessage } from '../../conversation/types';
 import { isRecord } from '../../json/value';
+import { historyCallIds } from '../calls';
 import type { ToolNameMap } from '../types';
 import { anthropicToolUseIds } from './names';
 import { textOf } from './response';
@@ -24,7 +25,7 @@ export function toAnthropicMessages(
 	messages: readonly Message[],
 	names: ToolNameMap,
 ): { system?: string; messages: AnthropicMessageParam[] } {
-	const ids = anthropicToolUseIds(callIds(messages));
+	const ids = anthropicToolUseIds(historyCallIds(messages));
 	const system: string[] = [];
 	const turns: Turn[] = [];
 	const append = (role: Turn['role'], blocks: AnthropicBlock[]) => {
@@ -41,13 +42,6 @@ export function toAnthropicMessages(
 	}
 	const text = system.filter((part) => part.trim() !== '').join('\n\n');
 	return { ...(text !== '' && { system: text }), messages: turns.map(toMessageParam) };
-}
-
-function callIds(messages: readonly Message[]): string[] {
-	return messages.flatMap((message) => {
-		if (message.role === 'tool') return [message.tool_call_id];
-		return message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [];
-	});
 }
 
 function textBlocks(text: string | null): AnthropicBlock[] {

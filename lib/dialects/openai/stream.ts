@@ -10,6 +10,8 @@ import type {
 } from './wire';
 
 interface CallParts {
+	/** The vendor's index, by which calls are put in order. */
+	index: number;
 	id?: string;
 	type?: string;
 	name: string;
@@ -29,21 +31,35 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 	let usage: OpenAICompletion['usage'];
 	let error: unknown;
 	let sawChoice = false;
-	const calls = new Map<number, CallParts>();
+	const calls: CallParts[] = [];
+	/** The call each index names now. */
+	const byIndex = new Map<number, CallParts>();
 	let lastIndex = -1;
 
-	function addCall(fragment: OpenAIToolCallDelta): void {
-		// Servers that leave out `index` send one call at a time: a new id starts the next call. Later
-		// fragments may say id null or "", which names no call.
-		const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
-		let index = fragment.index;
+	function callFor(index: unknown, id: string | undefined): CallParts {
 		if (typeof index !== 'number') {
-			const known = [...calls].find(([, call]) => id !== undefined && call.id === id);
-			index = known ? known[0] : id !== undefined || lastIndex < 0 ? lastIndex + 1 : lastIndex;
+			// Servers that leave out `index` send one call at a time: a new id starts the next call.
+			const known = id === undefined ? calls.at(-1) : calls.find((call) => call.id === id);
+			return known ?? started(lastIndex + 1);
 		}
+		const held = byIndex.get(index);
+		// Some servers number every call of a turn 0 (Ollama's /v1), each whole with its own id.
+		if (held && (id === undefined || held.id === undefined || held.id === id)) return held;
+		return started(index);
+	}
+
+	function started(index: number): CallParts {
+		const call = { index, name: '', arguments: '' };
+		calls.push(call);
+		byIndex.set(index, call);
 		lastIndex = Math.max(lastIndex, index);
-		const call = calls.get(index) ?? { name: '', arguments: '' };
-		calls.set(index, call);
+		return call;
+	}
+
+	function addCall(fragment: OpenAIToolCallDelta): void {
+		// Later fragments may say id null or "", which names no call.
+		const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
+		const call = callFor(fragment.index, id);
 		// id, type and name come whole on the first fragment; servers that repeat them are not doubled.
 		call.id ||= id;
 		call.type ||= fragment.type ?? undefined;
@@ -75,9 +91,10 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 		// The turn is over once choice 0 has a finish_reason; [DONE] and the usage chunk may follow.
 		finished: () => finishReason !== null,
 		result() {
-			const toolCalls = [...calls.entries()]
-				.sort(([a], [b]) => a - b)
-				.map(([, call]) => ({
+			// A stable sort: calls that share an index stay in the order they came.
+			const toolCalls = [...calls]
+				.sort((a, b) => a.index - b.index)
+				.map((call) => ({
 					id: call.id ?? '',
 					type: call.type ?? 'function',
 					function: { name: call.name, arguments: call.arguments },

@@ -2,7 +2,8 @@ import type { AssistantMessage, Message } from '../../conversation/types';
 import { canonicalJson } from '../../json/canonical';
 import type { ToolNameMap } from '../types';
 import { readOutput } from './response';
-import { historyArguments } from '../calls';
+import { historyArguments, historyCallIds } from '../calls';
+import { responsesCallIds } from './names';
 import type { ResponsesInputItem } from './wire';
 
 export interface ResponsesInput {
@@ -14,19 +15,24 @@ export interface ResponsesInput {
  * Our messages as Responses input, our own keys stripped and tool names mapped. System messages go
  * to `instructions`, the field the API has for them: it means the same to every model, where a
  * `system` or `developer` input item depends on the model and the server. Calls and results are
- * items of their own, matched on call_id.
+ * items of their own, matched on call_id (one longer than the API takes is shortened).
  */
 export function toResponsesInput(messages: readonly Message[], names: ToolNameMap): ResponsesInput {
+	const ids = responsesCallIds(historyCallIds(messages));
 	const system = messages.flatMap((message) =>
 		message.role === 'system' ? [message.content] : [],
 	);
 	return {
 		...(system.length > 0 && { instructions: system.join('\n\n') }),
-		input: messages.flatMap((message) => toInputItems(message, names)),
+		input: messages.flatMap((message) => toInputItems(message, names, ids)),
 	};
 }
 
-function toInputItems(message: Message, names: ToolNameMap): ResponsesInputItem[] {
+function toInputItems(
+	message: Message,
+	names: ToolNameMap,
+	ids: ToolNameMap,
+): ResponsesInputItem[] {
 	switch (message.role) {
 		case 'system':
 			return [];
@@ -35,10 +41,14 @@ function toInputItems(message: Message, names: ToolNameMap): ResponsesInputItem[
 		case 'tool':
 			// isError needs no marker: the text already says the call failed.
 			return [
-				{ type: 'function_call_output', call_id: message.tool_call_id, output: message.content },
+				{
+					type: 'function_call_output',
+					call_id: ids.toVendor(message.tool_call_id),
+					output: message.content,
+				},
 			];
 		case 'assistant':
-			return echoedTurn(message, names) ?? rebuiltTurn(message, names);
+			return echoedTurn(message, names) ?? rebuiltTurn(message, names, ids);
 	}
 }
 
@@ -68,13 +78,17 @@ function echoedItem(item: ResponsesInputItem): ResponsesInputItem {
 }
 
 /** The neutral turn as input items; calls carry no item id (fc_…), which the neutral form does not hold. */
-function rebuiltTurn(message: AssistantMessage, names: ToolNameMap): ResponsesInputItem[] {
+function rebuiltTurn(
+	message: AssistantMessage,
+	names: ToolNameMap,
+	ids: ToolNameMap,
+): ResponsesInputItem[] {
 	const text: ResponsesInputItem[] = message.content
 		? [{ role: 'assistant', content: message.content }]
 		: [];
 	const calls = (message.tool_calls ?? []).map((call): ResponsesInputItem => ({
 		type: 'function_call',
-		call_id: call.id,
+		call_id: ids.toVendor(call.id),
 		name: names.toVendor(call.function.name),
 		// "" means no arguments; a server that parses history arguments fails on it.
 		arguments: historyArguments(call.function.arguments),
