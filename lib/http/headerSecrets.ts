@@ -21,12 +21,33 @@ const NOT_SECRET = new Set([
 ]);
 
 /**
- * The values of a credential's headers that must never appear in an output or a log; of
- * "Authorization: Bearer <token>" the token on its own too, as a server may repeat it bare.
+ * Schemes whose token a server may repeat on its own, whatever header carries them
+ * (`X-Authorization: Bearer …`, Discord's `Bot …`).
+ */
+const TOKEN_SCHEME = /^(bearer|token|basic|bot|apikey|api-key|key)\s+(\S+)$/i;
+
+/**
+ * The values of a credential's headers that must never appear in an output or a log. A value is
+ * hidden as HTTP sends it too, without the spaces or line end pasted around it; of
+ * "Authorization: <scheme> <token>" the token on its own, as a server may repeat it bare; of Basic
+ * credentials the `user:password` they encode and the password.
  */
 export function headerSecrets(headers: Record<string, string>): string[] {
 	return Object.entries(headers).flatMap(([name, value]) => {
 		if (NOT_SECRET.has(name.toLowerCase())) return [];
-		return /^(proxy-)?authorization$/i.test(name) ? [value, value.replace(/^\S+\s+/, '')] : [value];
+		const sent = value.trim();
+		const token = /^(proxy-)?authorization$/i.test(name)
+			? sent.replace(/^\S+\s+/, '')
+			: sent.match(TOKEN_SCHEME)?.[2];
+		const basic = /^basic\s/i.test(sent) && token ? basicCredentials(token) : [];
+		return [...new Set([value, sent, ...(token ? [token] : []), ...basic])];
 	});
+}
+
+/** `user:password` and the password, from the base64 of Basic credentials; none when it is not that. */
+function basicCredentials(token: string): string[] {
+	const decoded = Buffer.from(token, 'base64').toString('utf8');
+	const colon = decoded.indexOf(':');
+	const wellFormed = /^[A-Za-z0-9+/]+=*$/.test(token) && colon >= 0 && !decoded.includes('\uFFFD');
+	return wellFormed ? [decoded, decoded.slice(colon + 1)].filter((part) => part !== '') : [];
 }

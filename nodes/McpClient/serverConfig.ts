@@ -85,7 +85,7 @@ function stdioConfig(credentials: ICredentialDataDecryptedObject): StdioServerCo
 function httpConfig(credentials: ICredentialDataDecryptedObject): HttpServerConfig {
 	const headers: Record<string, string> = {};
 	if (credentials.authentication === 'bearer')
-		headers.Authorization = `Bearer ${String(credentials.token ?? '')}`;
+		headers.Authorization = `Bearer ${String(credentials.token ?? '').trim()}`;
 	if (credentials.authentication === 'headers') {
 		Object.assign(headers, namedValuesToRecord(credentials.headers, 'header'));
 	}

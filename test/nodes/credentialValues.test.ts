@@ -63,6 +63,37 @@ describe('headerSecrets', () => {
 		).toEqual(['Bearer tok-123456', 'tok-123456', 'apim-key-123456']);
 	});
 
+	it('takes a value as HTTP sends it, without the spaces or line end pasted around it', () => {
+		expect(
+			headerSecrets({ Authorization: 'Bearer tok-123456\n', 'X-Api-Key': ' key-123456 ' }),
+		).toEqual([
+			'Bearer tok-123456\n',
+			'Bearer tok-123456',
+			'tok-123456',
+			' key-123456 ',
+			'key-123456',
+		]);
+	});
+
+	it('takes the token of a known scheme in any header, and the user:password and password of Basic', () => {
+		const basic = Buffer.from('alice:pa55-word-123').toString('base64');
+		expect(
+			headerSecrets({
+				'X-Authorization': 'Bearer tok-123456',
+				Authorization: `Basic ${basic}`,
+				'X-Team': 'Acme Robotics',
+			}),
+		).toEqual([
+			'Bearer tok-123456',
+			'tok-123456',
+			`Basic ${basic}`,
+			basic,
+			'alice:pa55-word-123',
+			'pa55-word-123',
+			'Acme Robotics',
+		]);
+	});
+
 	it("hides a server's environment values, but not the variables that set up its process", () => {
 		expect(
 			secretsOf({

@@ -103,6 +103,16 @@ describe('MCP Client over HTTP', () => {
 		).toMatchObject({ authorization: '[redacted]' });
 	});
 
+	it('hides a token pasted with a line end after it, as the server receives it without one', async () => {
+		const json = await listAndExecute(
+			mcp.httpCredential(bearerServer.url, { transport: 'streamableHttp', token: `${TOKEN}\n` }),
+			[call('headers'), call('echo', { text: `authenticated with ${TOKEN}` })],
+		);
+		const [headers, repeated] = mcp.toolMessages(json);
+		expect(headers.structuredContent?.headers).toMatchObject({ authorization: '[redacted]' });
+		expect(repeated).toMatchObject({ content: 'authenticated with [redacted]' });
+	});
+
 	it('sends custom headers, values with spaces as typed, on every request of the legacy SSE transport', async () => {
 		const json = await listAndExecute(
 			mcp.httpCredential(headerServer.sseUrl!, { transport: 'sse', headers: HEADERS }),
