@@ -618,6 +618,23 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		]);
 	});
 
+	it("reads Tools to Approve for each item: an expression holds what the item's own list names", async () => {
+		const run = await mcp.runMcpChain(
+			[listFaults, executeAt({ requireApproval: 'listed', approvalTools: '={{ $json.hold }}' })],
+			{
+				credentials,
+				inputItems: [
+					{ json: { hold: [], toolCalls: [mcp.pendingCall('echo', { text: 'one' })] } },
+					{ json: { hold: ['echo'], toolCalls: [mcp.pendingCall('echo', { text: 'two' })] } },
+				],
+			},
+		);
+		expect(errorOf(run, 'Execute')).toBeUndefined();
+		const holds = (output: number) =>
+			outputOf(run, 'Execute', output).map((item) => item.json.hold);
+		expect({ done: holds(0), held: holds(1) }).toEqual({ done: [[]], held: [['echo']] });
+	});
+
 	it('holds a listed tool by its name on the server, also when the item renamed it', async () => {
 		const renamed = { ...add, name: 'faults__add' };
 		const run = await mcp.runMcpChain(

@@ -20,6 +20,7 @@ interface CallOptionValues extends Omit<CallSettings, 'maxResultBytes'> {
 	maxResultMb: number;
 }
 
+/** The Options, one for all items: an expression in them is read for the first item. */
 export function callSettingsOf(context: IExecuteFunctions): CallSettings {
 	const options = itemParameter(context, 'options', 0, {}) as Partial<CallOptionValues>;
 	return {
@@ -37,9 +38,10 @@ export function callSettingsOf(context: IExecuteFunctions): CallSettings {
  * gives the ids of the calls to hold: true holds them all, false or an empty list none.
  */
 export function approvalPolicyOf(context: IExecuteFunctions, itemIndex: number): ApprovalPolicy {
+	// Require Approval For sets the node's outputs, so it is one for all items; the list may differ.
 	const require = itemParameter(context, 'requireApproval', 0, 'nothing') as string;
 	if (require === 'listed') {
-		return { require, tools: itemParameter(context, 'approvalTools', 0, []) as string[] };
+		return { require, tools: itemParameter(context, 'approvalTools', itemIndex, []) as string[] };
 	}
 	if (require === 'expression') {
 		const chosen = context.getNodeParameter('approvalCalls', itemIndex, false) as unknown;
