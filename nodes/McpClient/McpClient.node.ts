@@ -7,7 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 import { secretsOf, type McpServerConfig } from '../../lib/mcp';
-import { DEFAULT_CONCURRENCY, processItems } from '../shared/items';
+import { DEFAULT_CONCURRENCY, failEveryItem, processItems } from '../shared/items';
 import { answersFromRecording } from '../shared/recordingOptions';
 import { nodeRedactions } from '../shared/traceOptions';
 import { properties } from './description';
@@ -93,48 +93,72 @@ export class McpClient implements INodeType {
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const operation = this.getNodeParameter('operation', 0) as string;
-		if (operation === 'listTools' || operation === 'executeToolCalls') {
-			// A dry run answers from recordings: no server starts, so no credential is needed.
-			const servers = answersFromRecording(this, 'dryRun')
-				? recordedServers(this)
-				: liveServers(this, await nodeServerConfig(this));
-			const redaction = nodeRedactions(this, servers.secrets);
-			if (operation === 'listTools')
-				return processItems(this, 1, Infinity, listTools(this, servers, redaction), redaction);
-			const settings = callSettingsOf(this);
-			const approvalFor = (itemIndex: number) => approvalPolicyOf(this, itemIndex);
-			const processItem = executeToolCalls(this, servers, settings, approvalFor, redaction);
-			const outputs = this.getNodeParameter('requireApproval', 0, 'nothing') === 'nothing' ? 1 : 2;
-			return processItems(this, outputs, settings.concurrency, processItem, redaction);
+		try {
+			return await runOperation(this, operation);
+		} catch (error) {
+			// Items that failed on their own already left; this is the work before them.
+			return failEveryItem(this, error, outputCountOf(this, operation));
 		}
-		const config = await nodeServerConfig(this);
-		// Read at each use: a token renewed during the run is hidden too.
-		const redaction = nodeRedactions(this, () => secretsOf(config));
-		if (operation === 'callTool') {
-			const settings = callSettingsOf(this);
-			const processItem = callTool(this, config, settings, redaction);
-			return processItems(this, 1, settings.concurrency, processItem, redaction);
-		}
-		const processItem = isListOperation(operation)
-			? listServerItems(this, config, operation, redaction)
-			: operation === 'readResource'
-				? readResource(this, config, redaction)
-				: operation === 'getPrompt'
-					? getPrompt(this, config, redaction)
-					: undefined;
-		if (!processItem) {
-			// n8n adds "Custom API Call" to the operations of a node with an OAuth2 credential.
-			const hint =
-				operation === '__CUSTOM_API_CALL__'
-					? ": an MCP server takes no custom API calls; use Call Tool, or n8n's HTTP Request node with this credential"
-					: '';
-			throw new NodeOperationError(
-				this.getNode(),
-				`The operation "${operation}" is not known${hint}`,
-			);
-		}
-		return processItems(this, 1, DEFAULT_CONCURRENCY, processItem, redaction);
 	}
+}
+
+function outputCountOf(context: IExecuteFunctions, operation: string): number {
+	const approving =
+		operation === 'executeToolCalls' &&
+		context.getNodeParameter('requireApproval', 0, 'nothing') !== 'nothing';
+	return approving ? 2 : 1;
+}
+
+async function runOperation(
+	context: IExecuteFunctions,
+	operation: string,
+): Promise<INodeExecutionData[][]> {
+	if (operation === 'listTools' || operation === 'executeToolCalls') {
+		// A dry run answers from recordings: no server starts, so no credential is needed.
+		const servers = answersFromRecording(context, 'dryRun')
+			? recordedServers(context)
+			: liveServers(context, await nodeServerConfig(context));
+		const redaction = nodeRedactions(context, servers.secrets);
+		if (operation === 'listTools')
+			return processItems(context, 1, Infinity, listTools(context, servers, redaction), redaction);
+		const settings = callSettingsOf(context);
+		const approvalFor = (itemIndex: number) => approvalPolicyOf(context, itemIndex);
+		const processItem = executeToolCalls(context, servers, settings, approvalFor, redaction);
+		return processItems(
+			context,
+			outputCountOf(context, operation),
+			settings.concurrency,
+			processItem,
+			redaction,
+		);
+	}
+	const config = await nodeServerConfig(context);
+	// Read at each use: a token renewed during the run is hidden too.
+	const redaction = nodeRedactions(context, () => secretsOf(config));
+	if (operation === 'callTool') {
+		const settings = callSettingsOf(context);
+		const processItem = callTool(context, config, settings, redaction);
+		return processItems(context, 1, settings.concurrency, processItem, redaction);
+	}
+	const processItem = isListOperation(operation)
+		? listServerItems(context, config, operation, redaction)
+		: operation === 'readResource'
+			? readResource(context, config, redaction)
+			: operation === 'getPrompt'
+				? getPrompt(context, config, redaction)
+				: undefined;
+	if (!processItem) {
+		// n8n adds "Custom API Call" to the operations of a node with an OAuth2 credential.
+		const hint =
+			operation === '__CUSTOM_API_CALL__'
+				? ": an MCP server takes no custom API calls; use Call Tool, or n8n's HTTP Request node with this credential"
+				: '';
+		throw new NodeOperationError(
+			context.getNode(),
+			`The operation "${operation}" is not known${hint}`,
+		);
+	}
+	return processItems(context, 1, DEFAULT_CONCURRENCY, processItem, redaction);
 }
 
 /** The server of the node's credential; a credential missing or never connected fails the node, saying so. */

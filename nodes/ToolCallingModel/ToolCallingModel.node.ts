@@ -5,7 +5,7 @@ import {
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
-import { processItems } from '../shared/items';
+import { failEveryItem, processItems } from '../shared/items';
 import { decide, FINAL_ANSWER_OUTPUT } from './decide';
 import { properties } from './description';
 import { modelApiConnection, searchModels } from './methods';
@@ -69,8 +69,14 @@ export class ToolCallingModel implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const { processItem, redactionFor } = await decide(this);
 		// A failed item continues by Final Answer: by Tool Calls it would loop back here without end.
+		let decided: Awaited<ReturnType<typeof decide>>;
+		try {
+			decided = await decide(this);
+		} catch (error) {
+			return failEveryItem(this, error, 2, FINAL_ANSWER_OUTPUT);
+		}
+		const { processItem, redactionFor } = decided;
 		return processItems(
 			this,
 			2,

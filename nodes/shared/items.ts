@@ -7,7 +7,7 @@ import {
 import { mapConcurrently } from '../../lib/util/concurrency';
 import { redactedError } from './redactedError';
 import { savedNode } from './parameters';
-import type { NodeRedaction } from './traceOptions';
+import { nodeRedactions, type NodeRedaction } from './traceOptions';
 
 /** Items in Parallel when a node's option is not set. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -93,6 +93,30 @@ export async function processItems(
 	const outputs: INodeExecutionData[][] = Array.from({ length: outputCount }, () => []);
 	for (const { output, item } of routed) outputs[output].push(item);
 	return outputs;
+}
+
+/**
+ * What a node does when the work before its items (reading a credential, the server it names)
+ * failed: under "continue on fail" every item leaves by `errorOutput` with that error, as each
+ * would failing on its own; n8n would send them all on unchanged by the first output (the Tool
+ * Calling Model's Tool Calls, which loops back to it without end). Otherwise the node fails.
+ */
+export async function failEveryItem(
+	context: IExecuteFunctions,
+	error: unknown,
+	outputCount: number,
+	errorOutput = 0,
+): Promise<INodeExecutionData[][]> {
+	if (!context.continueOnFail()) throw error;
+	const failing = () => Promise.reject(error);
+	return processItems(
+		context,
+		outputCount,
+		Infinity,
+		failing,
+		nodeRedactions(context, []),
+		errorOutput,
+	);
 }
 
 function asNodeError(

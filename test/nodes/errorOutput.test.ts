@@ -2,7 +2,8 @@ import type { INode, INodeExecutionData } from 'n8n-workflow';
 import { ToolCallTrace } from '../../nodes/ToolCallTrace/ToolCallTrace.node';
 import { reply } from '../support/chatCompletionsStandIn';
 import { nodeTypesFrom, outputOf, runsOf, runWorkflow } from '../support/engine';
-import { chain } from '../support/mcpWorkflow';
+import { McpClient } from '../../nodes/McpClient/McpClient.node';
+import { chain, mcpClientNode, pendingCall } from '../support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../support/modelWorkflow';
 import { standInForEachTest } from '../support/standInPerTest';
 import { addThenAnswer, traceOf } from '../trace/traces';
@@ -86,5 +87,56 @@ describe('On Error: Continue, with Route Diverged Items Separately', () => {
 		expect(idsOf(outputOf(run, 'Trace', 0))).toEqual(['good']);
 		const [diverged] = outputOf(run, 'Trace', 1);
 		expect(diverged.json).toMatchObject({ id: 'broken', error: expect.stringMatching(/trace/i) });
+	});
+});
+
+// A failure before any item (a missing credential, a Base URL with a password, which is refused
+// before any request): n8n would send the items on unchanged by the first output, and the Tool
+// Calling Model's first output loops back to it through Execute Tool Calls without end.
+describe('On Error: Continue, when the work before the items fails', () => {
+	const withPassword = {
+		openAiCompatibleApi: { baseUrl: 'https://user:pw-1234567@api.example.com/v1', apiKey: 'k' },
+	};
+	it.each([
+		['continueRegularOutput', 'a Base URL with a password', withPassword],
+		['continueErrorOutput', 'a Base URL with a password', withPassword],
+		['continueRegularOutput', 'no credential', {}],
+	] as const)(
+		'Tool Calling Model, %s, %s: every item fails with the error, none leaves by Tool Calls',
+		async (onError, _why, credentials) => {
+			const run = await runWorkflow(chain(modelNode('Model', { userMessage: 'hi' }, { onError })), {
+				nodeTypes: modelNodeTypes(),
+				credentials,
+				inputItems: [{ json: { id: 'a' } }, { json: { id: 'b' } }],
+				checkOutput: () => {},
+			});
+			const [toolCalls, ...others] = runsOf(run, 'Model').at(-1)!.outputs;
+			expect(idsOf(toolCalls)).toEqual([]);
+			const failed = others.flat();
+			expect(idsOf(failed)).toEqual(['a', 'b']);
+			expect(failed.every((item) => typeof item.json.error === 'string')).toBe(true);
+			expect(JSON.stringify(failed)).not.toContain('pw-1234567');
+		},
+	);
+
+	it('MCP Client, continueErrorOutput, no credential: each item goes to the error output', async () => {
+		const run = await runWorkflow(
+			chain(
+				mcpClientNode(
+					'Execute',
+					{ operation: 'executeToolCalls' },
+					{ onError: 'continueErrorOutput' },
+				),
+			),
+			{
+				nodeTypes: nodeTypesFrom(new McpClient()),
+				credentials: {},
+				inputItems: [{ json: { toolCalls: [pendingCall('echo', { text: 'x' })] } }],
+				checkOutput: () => {},
+			},
+		);
+		const [done, failed] = runsOf(run, 'Execute').at(-1)!.outputs;
+		expect([done.length, failed.length]).toEqual([0, 1]);
+		expect(failed[0].json.error).toMatch(/credential/i);
 	});
 });
