@@ -26,12 +26,7 @@ export function readConversation(json: Record<string, unknown>): Conversation {
 	}
 	(conversation.messages as unknown[]).forEach(checkMessage);
 	(conversation.tools as unknown[]).forEach(checkTool);
-	(conversation.toolCalls as unknown[]).forEach((call, index) => {
-		if (!isRecord(call) || typeof call.name !== 'string')
-			throw new ConversationError(
-				`Pending call ${index + 1} of the item's 'toolCalls' must be an object with the tool's name, but it is ${describeType(call)}`,
-			);
-	});
+	conversation.toolCalls = (conversation.toolCalls as unknown[]).map(pendingCall);
 	(conversation.trace as unknown[]).forEach((entry, index) => {
 		if (!isRecord(entry))
 			throw new ConversationError(
@@ -40,6 +35,25 @@ export function readConversation(json: Record<string, unknown>): Conversation {
 	});
 	if (json.rounds !== undefined) conversation.rounds = roundsOf(json.rounds);
 	return conversation as unknown as Conversation;
+}
+
+/**
+ * A pending call as the item has it; an id given as a number (a sheet, a Set field) is read as its
+ * text, since its answer and every approval name it so. A call without an id could be answered by
+ * no tool message, so it is refused.
+ */
+function pendingCall(call: unknown, index: number): unknown {
+	const at = `Pending call ${index + 1} of the item's 'toolCalls'`;
+	if (!isRecord(call) || typeof call.name !== 'string')
+		throw new ConversationError(
+			`${at} must be an object with the tool's name, but it is ${describeType(call)}`,
+		);
+	if (typeof call.id === 'number') return { ...call, id: String(call.id) };
+	if (typeof call.id !== 'string' || call.id === '')
+		throw new ConversationError(
+			`${at} (${call.name}) needs an 'id', the text its answer names${call.id === undefined ? '' : `, but it is ${describeType(call.id)}`}`,
+		);
+	return call;
 }
 
 function checkMessage(message: unknown, index: number): void {

@@ -134,6 +134,16 @@ describe('readConversation', () => {
 			`Pending call 1 of the item's 'toolCalls' must be an object`,
 		],
 		[
+			'a pending call without an id',
+			{ toolCalls: [{ name: 'add', arguments: {} }] },
+			`Pending call 1 of the item's 'toolCalls' (add) needs an 'id', the text its answer names`,
+		],
+		[
+			'a pending call whose id is an object',
+			{ toolCalls: [{ id: { n: 1 }, name: 'add', arguments: {} }] },
+			`Pending call 1 of the item's 'toolCalls' (add) needs an 'id', the text its answer names, but it is an object`,
+		],
+		[
 			'a trace entry that is null',
 			{ trace: [null] },
 			`Entry 1 of the item's 'trace' must be an object, but it is null`,
@@ -145,6 +155,11 @@ describe('readConversation', () => {
 		],
 	])('refuses %s, naming it', (_case, json, message) => {
 		expect(() => readConversation(json)).toThrow(message);
+	});
+
+	it('reads a call id given as a number (a sheet, a Set field) as its text, which its answer names', () => {
+		const call = { id: 7, name: 'add', arguments: { a: 1 } };
+		expect(readConversation({ toolCalls: [call] }).toolCalls).toEqual([{ ...call, id: '7' }]);
 	});
 
 	it('reads rounds given as text (a sheet, a Set field) as the number', () => {

@@ -783,6 +783,17 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		expect(mcp.toolMessages(none.done[0].json)).toHaveLength(2);
 	});
 
+	it('holds a call whose id came as a number (a sheet) when the expression chooses every call', async () => {
+		const { done, held } = await askFor(
+			[{ id: 7, name: 'add', arguments: { a: 2, b: 3 }, rawArguments: '{"a":2,"b":3}' }],
+			{ requireApproval: 'expression', approvalCalls: '={{ true }}' },
+		);
+		expect(done).toEqual([]);
+		expect((held[0].json as any).approval.requested).toEqual([
+			expect.objectContaining({ callId: '7', tool: 'add' }),
+		]);
+	});
+
 	it('reads the chosen calls however the value comes: one id, ids separated by commas, a fixed true or list', async () => {
 		const heldIds = async (approvalCalls: string) => {
 			const { held } = await askFor([echo, add], { requireApproval: 'expression', approvalCalls });
