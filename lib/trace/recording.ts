@@ -107,7 +107,8 @@ export class Recording {
 		args: Record<string, unknown>,
 	): RecordedAnswer {
 		const { round } = place;
-		const sameCall = (entry: TraceEntry) => entry.callId === callId;
+		const recordedId = this.recordedCallId(place, callId);
+		const sameCall = (entry: TraceEntry) => entry.callId === recordedId;
 		const called = this.entries.some(
 			(entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry),
 		);
@@ -132,6 +133,27 @@ export class Recording {
 			return { failure, serverAsks };
 		}
 		return { result: withoutBinaryReferences(result as CallToolResult), serverAsks };
+	}
+
+	/**
+	 * The id the recording has for this run's call. A live model names its calls anew at every run,
+	 * so a call the recording does not know by its id is the one at the same place of the same turn:
+	 * the recorded turn's call at the position this run's turn gave it (its tool and arguments are
+	 * then checked as any call's).
+	 */
+	private recordedCallId(place: RunPlace, callId: string): string {
+		const known = this.entries.some(
+			(entry) =>
+				entry.step === 'tools.call.request' &&
+				entry.round === place.round &&
+				entry.callId === callId,
+		);
+		if (known) return callId;
+		const isResponse = (entry: TraceEntry) =>
+			entry.step === 'model.response' && entry.round === place.round;
+		const position = callIdsOf(place.trace.findLast(isResponse)).indexOf(callId);
+		const recorded = this.entries.slice(0, this.endOfRound(place)).findLast(isResponse);
+		return (position >= 0 && callIdsOf(recorded)[position]) || callId;
 	}
 
 	/**
@@ -177,6 +199,12 @@ export class Recording {
 			`${where} was ${excerpt(difference.left)} in the recording and is ${excerpt(difference.right)} now`,
 		);
 	}
+}
+
+/** The ids of the calls a model.response entry names, in the model's order. */
+function callIdsOf(response: TraceEntry | undefined): string[] {
+	const calls = Array.isArray(response?.toolCalls) ? (response.toolCalls as unknown[]) : [];
+	return calls.map((call) => String((call as { id?: unknown } | null)?.id ?? ''));
 }
 
 function payloadOf(entry: TraceEntry): unknown {

@@ -13,43 +13,41 @@ const step = (entry: { step: string; round: number } & Record<string, unknown>):
 });
 
 /** A run that listed two tools, called add (which answered) and then slow (which timed out). */
-const recorded = new Recording(
-	[
-		step({
-			step: 'tools.list',
-			round: 0,
-			server: { name: 'calc', version: '1.0.0' },
-			payload: [{ name: 'add', inputSchema: { type: 'object' } }],
-		}),
-		step({
-			step: 'tools.call.request',
-			round: 1,
-			callId: 'call_1',
-			payload: { name: 'add', arguments: { a: 2, b: 3 } },
-		}),
-		step({
-			step: 'tools.call.result',
-			round: 1,
-			callId: 'call_1',
-			status: 'ok',
-			payload: { content: [{ type: 'text', text: '5' }] },
-		}),
-		step({
-			step: 'tools.call.request',
-			round: 1,
-			callId: 'call_2',
-			payload: { name: 'slow', arguments: {} },
-		}),
-		step({
-			step: 'tools.call.result',
-			round: 1,
-			callId: 'call_2',
-			status: 'timeout',
-			payload: { error: "Tool 'slow' did not answer within 10 ms" },
-		}),
-	],
-	'Execute Tool Calls',
-);
+const recordedEntries = [
+	step({
+		step: 'tools.list',
+		round: 0,
+		server: { name: 'calc', version: '1.0.0' },
+		payload: [{ name: 'add', inputSchema: { type: 'object' } }],
+	}),
+	step({
+		step: 'tools.call.request',
+		round: 1,
+		callId: 'call_1',
+		payload: { name: 'add', arguments: { a: 2, b: 3 } },
+	}),
+	step({
+		step: 'tools.call.result',
+		round: 1,
+		callId: 'call_1',
+		status: 'ok',
+		payload: { content: [{ type: 'text', text: '5' }] },
+	}),
+	step({
+		step: 'tools.call.request',
+		round: 1,
+		callId: 'call_2',
+		payload: { name: 'slow', arguments: {} },
+	}),
+	step({
+		step: 'tools.call.result',
+		round: 1,
+		callId: 'call_2',
+		status: 'timeout',
+		payload: { error: "Tool 'slow' did not answer within 10 ms" },
+	}),
+];
+const recorded = new Recording(recordedEntries, 'Execute Tool Calls');
 
 const calling = (args: Record<string, unknown>): Conversation => ({
 	messages: [{ role: 'user', content: 'add, then be slow' }],
@@ -111,6 +109,32 @@ describe('a recorded tool server', () => {
 			['arguments.validation', false],
 			['tools.call.request', true],
 			['tools.call.result', true],
+		]);
+	});
+
+	it("answers a live model's calls, named anew, by their place in the turn the recording made", async () => {
+		const turn = (ids: string[]) =>
+			step({
+				step: 'model.response',
+				node: 'Model',
+				round: 1,
+				toolCalls: ids.map((id, index) => ({ id, name: ['add', 'slow'][index] })),
+			});
+		const withTurn = new Recording(
+			[turn(['call_1', 'call_2']), ...recordedEntries],
+			'Execute Tool Calls',
+		);
+		const live = calling({ a: 2, b: 3 });
+		live.toolCalls = live.toolCalls.map((call, index) => ({ ...call, id: `live_${index}` }));
+		live.trace = [turn(['live_0', 'live_1'])];
+		const { conversation, statuses } = await executePendingCalls(
+			live,
+			contextOf(recordedToolServer(withTurn, { round: 1, trace: live.trace })),
+		);
+		expect(statuses).toEqual(['ok', 'timeout']);
+		expect(conversation.messages.slice(1)).toEqual([
+			expect.objectContaining({ tool_call_id: 'live_0', content: '5' }),
+			expect.objectContaining({ tool_call_id: 'live_1', isError: true }),
 		]);
 	});
 
