@@ -178,6 +178,8 @@ export async function mcpServerConnection(
 			credentialId: `credential-test:${credential.id ?? credential.name}`,
 			renew: () => Promise.reject(new Error(TEST_RENEWAL)),
 		});
+		const refused = config.transport === 'http' && (await egressRefusal(this, config.url));
+		if (refused) return { status: 'Error', message: refused };
 		connection = await McpConnection.open(config, 30_000);
 		const tools = await connection.listTools();
 		const { name, version, protocolVersion, transport } = connection.server;
@@ -191,4 +193,30 @@ export async function mcpServerConnection(
 	} finally {
 		await connection?.close();
 	}
+}
+
+/**
+ * Why n8n's outbound policy (SSRF protection) refuses the server's address; none when it allows
+ * it. A credential test gets no egress filter from n8n, only its checked request helper: the test
+ * asks it for the server's URL first, so that no test reaches an address executions may not.
+ */
+async function egressRefusal(
+	context: ICredentialTestFunctions,
+	url: string,
+): Promise<string | undefined> {
+	try {
+		await context.helpers.request({ method: 'HEAD', uri: url, simple: false, timeout: 10_000 });
+		return undefined;
+	} catch (error) {
+		return isPolicyRefusal(error) ? (error as Error).message : undefined;
+	}
+}
+
+/** n8n's SSRF errors (SsrfBlockedIpError, SsrfBlockedHostnameError), however deep the helper wrapped them. */
+function isPolicyRefusal(error: unknown): boolean {
+	for (let cause = error, depth = 0; cause instanceof Error && depth < 5; depth++) {
+		if (cause.name.startsWith('SsrfBlocked')) return true;
+		cause = cause.cause;
+	}
+	return false;
 }

@@ -1,5 +1,6 @@
 import { sharedPool } from '../../lib/mcp';
-import { errorOf, outputOf } from '../support/engine';
+import { mcpServerConnection } from '../../nodes/McpClient/methods';
+import { credentialTestContext, errorOf, outputOf } from '../support/engine';
 import { httpCredential, mcpClientNode, runMcpChain } from '../support/mcpWorkflow';
 import { startOAuthServer, stopOAuthServers, type OAuthServerHandle } from '../support/oauthServer';
 
@@ -48,5 +49,30 @@ describe("MCP over HTTP under n8n's egress policy", () => {
 		});
 		expect(errorOf(run, 'List Tools')).toBeUndefined();
 		expect(outputOf(run, 'List Tools')).toHaveLength(1);
+	});
+});
+
+describe("The MCP credential test under n8n's egress policy", () => {
+	const test = async (url: string) =>
+		mcpServerConnection.call(await credentialTestContext(), {
+			id: 'test',
+			name: 'test',
+			type: 'mcpHttpServerApi',
+			data: httpCredential(url),
+		});
+
+	it('refuses a server at an address the policy blocks, as executions do, sending it nothing', async () => {
+		const before = await server.stats();
+		expect(await test(server.mcp)).toEqual({
+			status: 'Error',
+			message: 'The request was blocked because it resolves to a restricted IP address',
+		});
+		expect((await server.stats()).mcpRequests).toBe(before.mcpRequests);
+	});
+
+	it('tests a server the policy allows', async () => {
+		expect(await test(server.mcp.replace('127.0.0.1', 'localhost'))).toMatchObject({
+			status: 'OK',
+		});
 	});
 });
