@@ -155,6 +155,32 @@ describe('MCP Client: Call Tool', () => {
 		});
 	});
 
+	it('under continue-on-fail, a call that failed the node goes on with what the tool said and its trace', async () => {
+		const node = callTool(
+			{
+				tool: byName('fail'),
+				argumentsSource: 'json',
+				jsonArguments: '{}',
+				options: { onToolError: 'failNode' },
+			},
+			{ onError: 'continueRegularOutput' },
+		);
+		const run = await mcp.runMcpChain([node], {
+			credentials: fault,
+			inputItems: [{ json: { ticket: 1 } }],
+		});
+		const [item] = outputOf(run, 'Call Tool');
+		expect(item.json).toMatchObject({
+			tool: 'fail',
+			status: 'toolError',
+			result: expect.stringContaining('The tool failed on purpose.'),
+			error: 'Tool call failed (toolError)',
+		});
+		expect((item.json.trace as Array<{ step: string }>).map((entry) => entry.step)).toContain(
+			'tools.call.result',
+		);
+	});
+
 	it('reads a file with server-filesystem, and a path outside its folder is an error result', async () => {
 		const folder = await createTempFolder({ 'notes/today.txt': 'first line\nsecond line\n' });
 		const outside = await createTempFolder({ 'secret.txt': 'not for you' });

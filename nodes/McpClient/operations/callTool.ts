@@ -11,7 +11,7 @@ import { callTrace } from '../../../lib/execution/executeCalls';
 import { runToolCall } from '../../../lib/execution/runToolCall';
 import type { McpServerConfig } from '../../../lib/mcp';
 import { formValuesToArguments } from '../../../lib/schema/formFields';
-import type { Routed } from '../../shared/items';
+import { failedAfter, type Routed } from '../../shared/items';
 import { savedNode } from '../../shared/parameters';
 import type { NodeRedaction } from '../../shared/traceOptions';
 import { outputItemFor, withConnection } from '../server';
@@ -52,12 +52,6 @@ export function callTool(
 		});
 
 		const { message } = outcome;
-		if (settings.onToolError === 'failNode' && outcome.status !== 'ok') {
-			throw new NodeOperationError(context.getNode(), `Tool call failed (${outcome.status})`, {
-				itemIndex,
-				description: message.content,
-			});
-		}
 		const timing = { node: savedNode(context).name, round: 0, startedAt: started };
 		output.json = {
 			tool: toolName,
@@ -75,6 +69,18 @@ export function callTool(
 				replayed: false,
 			}),
 		};
+		if (settings.onToolError === 'failNode' && outcome.status !== 'ok') {
+			// The tool ran: under continue-on-fail the item goes on with what it said and its trace.
+			const error = new NodeOperationError(
+				context.getNode(),
+				`Tool call failed (${outcome.status})`,
+				{
+					itemIndex,
+					description: message.content,
+				},
+			);
+			throw failedAfter(error, output);
+		}
 		return { output: 0, item: output };
 	};
 }
