@@ -124,6 +124,14 @@ function asNodeError(
 	error: unknown,
 	itemIndex: number,
 ): NodeApiError | NodeOperationError {
-	if (error instanceof NodeOperationError || error instanceof NodeApiError) return error;
+	if (error instanceof NodeApiError) return error;
+	if (error instanceof NodeOperationError) {
+		if (error.context.itemIndex !== undefined) return error;
+		// One error can fail several items (a listing they share): each gets its own, naming it.
+		return new NodeOperationError(context.getNode(), error.message, {
+			itemIndex,
+			description: error.description ?? undefined,
+		});
+	}
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }

@@ -900,9 +900,12 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			/decision names call call_nobody, which the item did not ask approval for \(it asked for call_\d+\)/,
 		);
 		const missing = await comeBack(held[0].json, []);
-		expect(errorOf(missing, 'Execute')?.message).toBe(
-			`No decision for call ${add.id} (add): each call asked about needs approval.decisions[] with its callId and approved`,
-		);
+		expect(errorOf(missing, 'Execute')).toMatchObject({
+			message: `No decision for call ${add.id} (add): each call asked about needs approval.decisions[] with its callId and approved`,
+			description:
+				'The item came back to Execute Tool Calls with approval decisions that do not match the calls it held',
+			context: { itemIndex: 0 },
+		});
 		const kept = await comeBack(held[0].json, [], { onError: 'continueRegularOutput' });
 		const [item] = outputOf(kept, 'Execute', 0);
 		expect((item.json as any).toolCalls.map((call: any) => call.id)).toEqual([echo.id, add.id]);

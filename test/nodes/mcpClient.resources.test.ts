@@ -289,6 +289,12 @@ describe('MCP Client: resources and prompts, paging and errors', () => {
 		const [found, missing] = outputOf(run, 'Read') as any[];
 		expect(found.json.resource.contents[0].text).toBe('contents of memo://notes/2');
 		expect(missing.json.error).toMatch(/Resource not found: memo:\/\/notes\/99/);
+		// Without continue-on-fail, the node's error names the item, as n8n shows it.
+		const failed = await mcp.runMcpChain([read], {
+			credentials: paged(),
+			inputItems: [{ json: { uri: 'memo://notes/2' } }, { json: { uri: 'memo://notes/99' } }],
+		});
+		expect(errorOf(failed, 'Read')?.context.itemIndex).toBe(1);
 	});
 
 	it('says so when a server offers no resources or prompts', async () => {

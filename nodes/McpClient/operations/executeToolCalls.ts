@@ -37,29 +37,29 @@ export function executeToolCalls(
 		}
 
 		const redaction = redactionFor(itemIndex);
-		const outcome = await servers
-			.use({ itemIndex, conversation, redaction }, (server) =>
-				executeWithApproval(
-					conversation,
-					{
-						...callContextFor(context, settings, itemIndex, output, redaction, server),
-						server,
-						serverLabel: serverLabelOf(context, itemIndex, server.name),
-						nodeName,
-						tracePolicy: redaction.trace,
-						parallelCalls: settings.parallelCalls,
-					},
-					approvalFor(itemIndex),
-				),
-			)
-			.catch((error: unknown) => {
-				if (!(error instanceof ApprovalError)) throw error;
-				throw new NodeOperationError(context.getNode(), error.message, {
-					itemIndex,
-					description:
-						'The item came back to Execute Tool Calls with approval decisions that do not match the calls it held',
-				});
+		// Told apart inside the work: the connection wraps whatever its work throws.
+		const notMatching = (error: unknown): never => {
+			if (!(error instanceof ApprovalError)) throw error;
+			throw new NodeOperationError(context.getNode(), error.message, {
+				itemIndex,
+				description:
+					'The item came back to Execute Tool Calls with approval decisions that do not match the calls it held',
 			});
+		};
+		const outcome = await servers.use({ itemIndex, conversation, redaction }, (server) =>
+			executeWithApproval(
+				conversation,
+				{
+					...callContextFor(context, settings, itemIndex, output, redaction, server),
+					server,
+					serverLabel: serverLabelOf(context, itemIndex, server.name),
+					nodeName,
+					tracePolicy: redaction.trace,
+					parallelCalls: settings.parallelCalls,
+				},
+				approvalFor(itemIndex),
+			).catch(notMatching),
+		);
 		if (outcome.held) return { output: 1, item: { ...output, json: { ...outcome.conversation } } };
 		const { conversation: answered, statuses } = outcome;
 
