@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { diffStories } from '../lib/trace/diff';
 import { formatDiff, formatStory, printable } from '../lib/trace/format';
 import { toJsonLines } from '../lib/trace/jsonl';
-import { readTrace, type RecordedEntry } from '../lib/trace/read';
+import { readTrace, traceFileText, type RecordedEntry } from '../lib/trace/read';
 import { storyOf } from '../lib/trace/story';
 
 /** What the command line reads and writes, passed in so it runs the same in-process. */
@@ -31,21 +31,8 @@ out what differs between any two runs (times, ids, usage), and exits 0 when the 
 const processIo: CliIo = {
 	stdout: (text) => process.stdout.write(text),
 	stderr: (text) => process.stderr.write(text),
-	readFile: (path) => textOf(readFileSync(path)),
+	readFile: (path) => traceFileText(readFileSync(path)),
 };
-
-/**
- * A file's text: UTF-16 when it starts with a UTF-16 byte order mark (what Windows PowerShell 5's
- * `>` writes), else UTF-8. The mark stays for the trace reader to drop.
- */
-export function textOf(bytes: Buffer): string {
-	if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le');
-	if (bytes[0] === 0xfe && bytes[1] === 0xff)
-		return Buffer.from(bytes.subarray(0, bytes.length & ~1))
-			.swap16()
-			.toString('utf16le');
-	return bytes.toString('utf8');
-}
 
 export function main(argv: readonly string[], io: CliIo = processIo): number {
 	const [command, ...files] = argv;
@@ -91,4 +78,12 @@ function fromFile<T>(file: string, io: CliIo, use: (trace: RecordedEntry[]) => T
 	}
 }
 
-if (require.main === module) process.exitCode = main(process.argv.slice(2));
+if (require.main === module) {
+	// A reader that stops early (`show trace.jsonl | head`) closes the pipe: the run still ends as
+	// it would have, a diff with its verdict.
+	process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+		if (error.code !== 'EPIPE') throw error;
+		process.exit();
+	});
+	process.exitCode = main(process.argv.slice(2));
+}

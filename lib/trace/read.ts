@@ -20,6 +20,19 @@ const EXPECTED =
 	'an item\'s json with a "trace" list, a list of trace entries, or JSON Lines with one entry per line';
 
 /**
+ * A trace file's text: UTF-16 when it starts with a UTF-16 byte order mark (what Windows
+ * PowerShell 5's `>` writes), else UTF-8. The mark stays for the trace reader to drop.
+ */
+export function traceFileText(bytes: Buffer): string {
+	if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le');
+	if (bytes[0] === 0xfe && bytes[1] === 0xff)
+		return Buffer.from(bytes.subarray(0, bytes.length & ~1))
+			.swap16()
+			.toString('utf16le');
+	return bytes.toString('utf8');
+}
+
+/**
  * A trace from what users have: an item's json (`{ trace: [...] }`), a list of entries, or the
  * text of a JSON file or of the JSON Lines export; compact entries come back whole.
  */

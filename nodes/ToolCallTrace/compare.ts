@@ -5,6 +5,7 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 import { diffStories } from '../../lib/trace/diff';
+import { traceFileText } from '../../lib/trace/read';
 import { storyOf } from '../../lib/trace/story';
 import type { Routed } from '../shared/items';
 import { traceFrom } from './trace';
@@ -50,7 +51,7 @@ async function expectedTraceSource(
 	if (source === 'binary') {
 		const property = context.getNodeParameter('expectedBinaryProperty', itemIndex) as string;
 		context.helpers.assertBinaryData(itemIndex, property);
-		return (await context.helpers.getBinaryDataBuffer(itemIndex, property)).toString('utf8');
+		return traceFileText(await context.helpers.getBinaryDataBuffer(itemIndex, property));
 	}
 	const path = context.getNodeParameter('expectedField', itemIndex) as string;
 	const value = path

@@ -5,7 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 import type { Redactor } from '../../lib/json/redact';
-import { readTrace, type RecordedEntry } from '../../lib/trace/read';
+import { readTrace, traceFileText, type RecordedEntry } from '../../lib/trace/read';
 import { Recording } from '../../lib/trace/recording';
 
 export type RecordingParameter = 'replay' | 'dryRun';
@@ -96,12 +96,12 @@ export function recordingReader(
 			const value =
 				source === 'json'
 					? context.getNodeParameter(`${name}Trace`, itemIndex)
-					: (
+					: traceFileText(
 							await context.helpers.getBinaryDataBuffer(
 								itemIndex,
 								context.getNodeParameter(`${name}BinaryProperty`, itemIndex) as string,
-							)
-						).toString('utf8');
+							),
+						);
 			const entries = parsed.get(value) ?? readTrace(value);
 			parsed.set(value, entries);
 			// What the run sends now is redacted as its trace entry would be, payload paths included.

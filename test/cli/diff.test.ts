@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -166,6 +167,22 @@ describe('the built command (dist/cli/main.js, as npx runs it)', () => {
 		const exported = node('export', files.expectedItem);
 		expect(exported.status).toBe(EXIT.ok);
 		expect(exported.stdout).toBe(toJsonLines(expected));
+	});
+
+	it('ends as it would have when its reader stops early (`| head`), without a stack trace', async () => {
+		const long = path.join(folder, 'long.jsonl');
+		writeFileSync(long, toJsonLines(Array.from({ length: 400 }, () => expected).flat()));
+		for (const [argv, status] of [
+			[['export', long], EXIT.ok],
+			[['diff', long, files.expectedItem], EXIT.diverged],
+		] as const) {
+			const child = spawn(process.execPath, [built, ...argv]);
+			let stderr = '';
+			child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+			child.stdout.once('data', () => child.stdout.destroy());
+			const [code] = await once(child, 'close');
+			expect({ code, stderr }).toEqual({ code: status, stderr: '' });
+		}
 	});
 
 	it('reads a trace saved as UTF-16 with its byte order mark, as Windows PowerShell 5 writes `export > file`', () => {

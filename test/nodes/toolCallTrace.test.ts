@@ -139,6 +139,21 @@ describe('Tool Call Trace', () => {
 		expect(outputOf(fromFile, 'Trace')[0].binary?.expected).toMatchObject({
 			fileName: 'expected.jsonl',
 		});
+		// As Windows PowerShell 5 writes `export > expected.jsonl`: UTF-16 with its byte order mark.
+		const utf16 = Buffer.concat([
+			Buffer.from([0xff, 0xfe]),
+			Buffer.from(toJsonLines(expected), 'utf16le'),
+		]);
+		const fromUtf16 = await runTrace(
+			{ operation: 'compare', expectedSource: 'binary', expectedBinaryProperty: 'expected' },
+			[
+				{
+					...conversation(sameRun),
+					binary: { expected: { ...file, data: utf16.toString('base64') } },
+				},
+			],
+		);
+		expect(outputOf(fromUtf16, 'Trace')[0].json.traceDiff).toMatchObject({ equal: true });
 
 		const fromField = await runTrace(
 			{ operation: 'compare', expectedSource: 'field', expectedField: 'baseline.run' },
