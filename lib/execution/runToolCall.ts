@@ -26,7 +26,7 @@ export interface ArgumentCheck {
 	/** The arguments as parsed, or the raw text when they could not be parsed. */
 	arguments: Record<string, unknown> | string;
 	issues?: SchemaIssue[];
-	/** Why the check could not be made or the arguments not read. */
+	/** Why the check could not be made or the arguments not read, or which patterns it left out. */
 	reason?: string;
 }
 
@@ -116,13 +116,13 @@ export async function runToolCall(
 		return refuse(
 			'invalidArguments',
 			`The arguments for tool '${call.name}' do not match its input schema, so the server was not called:\n${describeIssues(schemaCheck.issues)}\nFix these and call the tool again.`,
-			{ status: 'invalid', arguments: args, issues: schemaCheck.issues },
+			{ status: 'invalid', arguments: args, issues: schemaCheck.issues, ...skippedOf(schemaCheck) },
 		);
 	}
 	const check: ArgumentCheck =
 		schemaCheck.status === 'unchecked'
 			? { status: 'unchecked', arguments: args, reason: schemaCheck.reason }
-			: { status: 'valid', arguments: args };
+			: { status: 'valid', arguments: args, ...skippedOf(schemaCheck) };
 	const sent = { tool, check, sentArguments: args };
 
 	const startedAt = Date.now();
@@ -171,6 +171,11 @@ export async function runToolCall(
 		return { status: 'invalidOutput', ...answered };
 	}
 	return { status: result.isError ? 'toolError' : 'ok', ...answered };
+}
+
+/** The patterns a check left out, as the reason its trace entry gives. */
+function skippedOf(check: { skipped?: string }): Pick<ArgumentCheck, 'reason'> {
+	return check.skipped === undefined ? {} : { reason: check.skipped };
 }
 
 /** The text with a line for each request the server made during the call. */

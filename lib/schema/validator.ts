@@ -1,10 +1,12 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { canonicalJson } from '../json/canonical';
 import { jsonText } from '../json/stringify';
 import type { JsonSchema } from '../conversation/types';
 import { olderIdiomsRewritten } from './olderDrafts';
+import { guardedRegExp, refusedPatternPropertiesOpened } from './patterns';
 
 export interface SchemaIssue {
 	/** JSON Pointer into the checked value ("" is the value itself). */
@@ -14,13 +16,14 @@ export interface SchemaIssue {
 	message: string;
 }
 
+/** `skipped`: the patterns the check left out, and why (guardedRegExp). */
 export type CheckResult =
-	| { status: 'valid' }
-	| { status: 'invalid'; issues: SchemaIssue[] }
+	| { status: 'valid'; skipped?: string }
+	| { status: 'invalid'; issues: SchemaIssue[]; skipped?: string }
 	/** The schema itself cannot be compiled (malformed, remote $ref): nothing was checked. */
 	| { status: 'unchecked'; reason: string };
 
-type Compiled = { validate: ValidateFunction } | { error: string };
+type Compiled = { validate: ValidateFunction; skipped?: string } | { error: string };
 
 const MAX_CACHED_SCHEMAS = 1000;
 const MAX_REPORTED_ISSUES = 10;
@@ -31,19 +34,24 @@ const ROOT_ID = 'urn:tool-schema:root';
  * by its canonical JSON, so a tool called for 100 items costs one compilation.
  * Draft 2020-12 unless `$schema` names an older draft; a schema that compiles only once older
  * drafts' idioms are rewritten (olderIdiomsRewritten) is checked so; vendor keywords (`x-…`) are
- * tolerated; remote `$ref`s are never fetched.
+ * tolerated; remote `$ref`s are never fetched; a pattern that may take exponential time is left
+ * out and named.
  */
 export class SchemaValidator {
-	private readonly draft2020 = withFormats(new Ajv2020(ajvOptions()));
-	private readonly draft07 = withFormats(new Ajv(ajvOptions()));
+	/** The patterns left out of the schema being compiled, with why. */
+	private readonly leftOut = new Map<string, string>();
+	private readonly regExp = guardedRegExp((pattern, reason) => this.leftOut.set(pattern, reason));
+	private readonly draft2020 = withFormats(new Ajv2020(ajvOptions(this.regExp)));
+	private readonly draft07 = withFormats(new Ajv(ajvOptions(this.regExp)));
 	private readonly cache = new Map<string, Compiled>();
 	private readonly byText = new Map<string, Compiled>();
 
 	check(schema: JsonSchema, value: unknown): CheckResult {
 		const compiled = this.compile(schema);
 		if ('error' in compiled) return { status: 'unchecked', reason: compiled.error };
-		if (compiled.validate(value)) return { status: 'valid' };
-		return { status: 'invalid', issues: (compiled.validate.errors ?? []).map(toIssue) };
+		const skipped = compiled.skipped === undefined ? {} : { skipped: compiled.skipped };
+		if (compiled.validate(value)) return { status: 'valid', ...skipped };
+		return { status: 'invalid', issues: (compiled.validate.errors ?? []).map(toIssue), ...skipped };
 	}
 
 	get cachedSchemaCount(): number {
@@ -69,13 +77,19 @@ export class SchemaValidator {
 			typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? this.draft07 : this.draft2020;
 		// A schema that refers to its own root ("$ref": "#", a tree) resolves it only under an id;
 		// as no schema is registered (addUsedSchema: false), one id serves every schema without one.
-		const rooted = rest.$id === undefined ? { $id: ROOT_ID, ...rest } : rest;
-		const compiled = compiledBy(ajv, rooted);
-		if ('validate' in compiled) return compiled;
-		// Servers write older drafts' idioms without naming the draft: tuple `items`, boolean bounds.
-		const draft = ajv === this.draft07 ? 'draft7' : 'draft2020';
-		const rewritten = compiledBy(ajv, olderIdiomsRewritten(rooted, draft));
-		return 'validate' in rewritten ? rewritten : compiled;
+		const rooted = refusedPatternPropertiesOpened(
+			rest.$id === undefined ? { $id: ROOT_ID, ...rest } : rest,
+		);
+		this.leftOut.clear();
+		let compiled = compiledBy(ajv, rooted);
+		if ('error' in compiled) {
+			// Servers write older drafts' idioms without naming the draft: tuple `items`, boolean bounds.
+			const draft = ajv === this.draft07 ? 'draft7' : 'draft2020';
+			const rewritten = compiledBy(ajv, olderIdiomsRewritten(rooted, draft));
+			if ('validate' in rewritten) compiled = rewritten;
+		}
+		if ('error' in compiled || this.leftOut.size === 0) return compiled;
+		return { ...compiled, skipped: describeLeftOut(this.leftOut) };
 	}
 }
 
@@ -87,6 +101,12 @@ function compiledBy(ajv: Ajv, schema: unknown): Compiled {
 	}
 }
 
+function describeLeftOut(leftOut: Map<string, string>): string {
+	return [...leftOut]
+		.map(([pattern, reason]) => `pattern ${JSON.stringify(pattern)} was not checked: ${reason}`)
+		.join('; ');
+}
+
 /** Keeps the entry, dropping the oldest when the map is full. */
 function remember(map: Map<string, Compiled>, key: string, compiled: Compiled): void {
 	if (map.has(key)) return;
@@ -94,7 +114,7 @@ function remember(map: Map<string, Compiled>, key: string, compiled: Compiled): 
 	map.set(key, compiled);
 }
 
-function ajvOptions() {
+function ajvOptions(regExp: RegExpEngine) {
 	// addUsedSchema:false: two servers may reuse one $id for different schemas. logger:false: a
 	// format ajv does not know (a server's own, such as "json") is ignored, not warned about on the
 	// console each time a schema holding it is compiled.
@@ -104,6 +124,7 @@ function ajvOptions() {
 		addUsedSchema: false,
 		validateSchema: false,
 		logger: false,
+		code: { regExp },
 	} as const;
 }
 

@@ -50,6 +50,24 @@ describe('runToolCall', () => {
 		expect(outcome.message.content).toBe('{"total":42}');
 	});
 
+	it('calls the server when only a pattern left out could object, and says which pattern was not checked', async () => {
+		const slugTool = {
+			...tool,
+			inputSchema: { type: 'object', properties: { slug: { type: 'string', pattern: '^(a+)+$' } } },
+		};
+		const slugCall = { ...call, arguments: { slug: `${'a'.repeat(40)}!` } };
+		const outcome = await runToolCall(
+			slugCall,
+			async () => slugTool,
+			contextWith(answering({ content: [{ type: 'text', text: 'done' }] })),
+		);
+		expect(outcome.status).toBe('ok');
+		expect(outcome.check).toMatchObject({
+			status: 'valid',
+			reason: expect.stringContaining('pattern "^(a+)+$" was not checked'),
+		});
+	});
+
 	it('says an error came without a message rather than send blank lines', async () => {
 		const outcome = await runToolCall(
 			call,

@@ -214,6 +214,41 @@ describe('SchemaValidator', () => {
 		);
 	});
 
+	it('leaves out a pattern that may take exponential time, names it, and checks the rest', () => {
+		const validator = new SchemaValidator();
+		// 40 characters: hours of backtracking for each of these patterns if they were run.
+		const slow = `${'a'.repeat(40)}!`;
+		const schema = {
+			type: 'object',
+			properties: {
+				slug: { type: 'string', pattern: '^(a+)+$' },
+				tags: { type: 'object', propertyNames: { pattern: '^(a|a?)+$' } },
+				labels: {
+					type: 'object',
+					patternProperties: { '^(\\w+\\s?)*$': { type: 'number' } },
+					additionalProperties: false,
+				},
+				code: { type: 'string', pattern: '^\\d{3}-\\d{4}$' },
+			},
+			required: ['slug'],
+		};
+		const skipped = expect.stringContaining('pattern "^(a+)+$" was not checked');
+		expect(
+			validator.check(schema, { slug: slow, tags: { [slow]: 1 }, labels: { [slow]: 'x' } }),
+		).toEqual({ status: 'valid', skipped });
+		expect(validator.check(schema, { code: 'abc' })).toMatchObject({
+			status: 'invalid',
+			issues: [
+				{ message: "must have required property 'slug'" },
+				{ instancePath: '/code', message: 'must match pattern "^\\d{3}-\\d{4}$"' },
+			],
+			skipped,
+		});
+		expect(validator.check({ type: 'string', pattern: '^[a-z0-9-]+$' }, 'A b')).toMatchObject({
+			status: 'invalid',
+		});
+	});
+
 	it('caps the report at ten issues', () => {
 		const validator = new SchemaValidator();
 		const schema = { type: 'object', additionalProperties: false };
