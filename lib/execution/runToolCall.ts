@@ -1,10 +1,16 @@
 import { parseToolArguments } from '../conversation/arguments';
-import type { PendingToolCall, Tool, ToolMessage } from '../conversation/types';
+import type { JsonSchema, PendingToolCall, Tool, ToolMessage } from '../conversation/types';
 import type { Redactor } from '../json/redact';
 import type { CallToolResult, ToolCallOptions } from '../mcp/connection';
 import { CallCancelledError } from '../mcp/callErrors';
-import { describeIssues, type SchemaIssue, type SchemaValidator } from '../schema/validator';
+import {
+	describeIssues,
+	type CheckResult,
+	type SchemaIssue,
+	type SchemaValidator,
+} from '../schema/validator';
 import { ReplayDriftError } from '../trace/recording';
+import { reasonOf } from '../util/errorReason';
 import { describeCallFailure, type CallFailureStatus } from './failures';
 import { redactResult } from './redactResult';
 import { toToolMessage, type BinaryStore } from './resultMessage';
@@ -111,7 +117,7 @@ export async function runToolCall(
 	}
 	const args = parsed.value;
 
-	const schemaCheck = context.validator.check(tool.inputSchema, args);
+	const schemaCheck = checkedSafely(context.validator, tool.inputSchema, args);
 	if (schemaCheck.status === 'invalid') {
 		return refuse(
 			'invalidArguments',
@@ -173,6 +179,22 @@ export async function runToolCall(
 	return { status: result.isError ? 'toolError' : 'ok', ...answered };
 }
 
+/**
+ * The validator's check, which is not to throw; if it did all the same, the value is unchecked
+ * rather than the item failed, with the answers of its calls that already ran.
+ */
+function checkedSafely(
+	validator: SchemaValidator,
+	schema: JsonSchema,
+	value: unknown,
+): CheckResult {
+	try {
+		return validator.check(schema, value);
+	} catch (error) {
+		return { status: 'unchecked', reason: `the check failed: ${reasonOf(error)}` };
+	}
+}
+
 /** The patterns a check left out, as the reason its trace entry gives. */
 function skippedOf(check: { skipped?: string }): Pick<ArgumentCheck, 'reason'> {
 	return check.skipped === undefined ? {} : { reason: check.skipped };
@@ -192,7 +214,7 @@ function checkOutput(
 	if (result.structuredContent === undefined) {
 		return `Tool '${tool.name}' declares an output schema but returned no structured content.`;
 	}
-	const check = validator.check(tool.outputSchema, result.structuredContent);
+	const check = checkedSafely(validator, tool.outputSchema, result.structuredContent);
 	if (check.status !== 'invalid') return undefined;
 	return `Tool '${tool.name}' returned structured content that does not match its output schema:\n${describeIssues(check.issues)}`;
 }

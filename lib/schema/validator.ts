@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import { canonicalJson } from '../json/canonical';
 import { jsonText } from '../json/stringify';
 import type { JsonSchema } from '../conversation/types';
+import { reasonOf } from '../util/errorReason';
 import { olderIdiomsRewritten } from './olderDrafts';
 import { guardedRegExp, refusedPatternPropertiesOpened } from './patterns';
 
@@ -20,7 +21,7 @@ export interface SchemaIssue {
 export type CheckResult =
 	| { status: 'valid'; skipped?: string }
 	| { status: 'invalid'; issues: SchemaIssue[]; skipped?: string }
-	/** The schema itself cannot be compiled (malformed, remote $ref): nothing was checked. */
+	/** The schema cannot be compiled (malformed, remote $ref), or refers to itself without end: nothing was checked. */
 	| { status: 'unchecked'; reason: string };
 
 type Compiled = { validate: ValidateFunction; skipped?: string } | { error: string };
@@ -50,7 +51,13 @@ export class SchemaValidator {
 		const compiled = this.compile(schema);
 		if ('error' in compiled) return { status: 'unchecked', reason: compiled.error };
 		const skipped = compiled.skipped === undefined ? {} : { skipped: compiled.skipped };
-		if (compiled.validate(value)) return { status: 'valid', ...skipped };
+		let valid: boolean;
+		try {
+			valid = compiled.validate(value) as boolean;
+		} catch (error) {
+			return { status: 'unchecked', reason: whyCheckThrew(error) };
+		}
+		if (valid) return { status: 'valid', ...skipped };
 		return { status: 'invalid', issues: (compiled.validate.errors ?? []).map(toIssue), ...skipped };
 	}
 
@@ -99,6 +106,16 @@ function compiledBy(ajv: Ajv, schema: unknown): Compiled {
 	} catch (error) {
 		return { error: (error as Error).message };
 	}
+}
+
+/**
+ * A schema that refers to itself before looking into the value (`allOf: [{"$ref": "#"}]`,
+ * `not: {"$ref": "#"}`) compiles, but checking against it recurses until the stack runs out.
+ */
+function whyCheckThrew(error: unknown): string {
+	if (error instanceof RangeError)
+		return `the schema refers to itself without end, or the value nests too deeply: checking it ran out of stack (${error.message})`;
+	return `checking against the schema failed: ${reasonOf(error)}`;
 }
 
 function describeLeftOut(leftOut: Map<string, string>): string {

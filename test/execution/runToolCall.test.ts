@@ -68,6 +68,33 @@ describe('runToolCall', () => {
 		});
 	});
 
+	it('calls the server with arguments it could not check against a schema that refers to itself without end', async () => {
+		const endless = { ...tool, inputSchema: { type: 'object', allOf: [{ $ref: '#' }] } };
+		const outcome = await runToolCall(
+			call,
+			async () => endless,
+			contextWith(answering({ content: [{ type: 'text', text: 'done' }] })),
+		);
+		expect(outcome.status).toBe('ok');
+		expect(outcome.check).toMatchObject({
+			status: 'unchecked',
+			reason: expect.stringContaining('refers to itself without end'),
+		});
+	});
+
+	it('leaves the arguments unchecked, rather than fail the item, when a check throws', async () => {
+		const context = contextWith(answering({ content: [{ type: 'text', text: 'done' }] }));
+		jest.spyOn(context.validator, 'check').mockImplementation(() => {
+			throw new Error('validator broke');
+		});
+		const outcome = await runToolCall(call, async () => tool, context);
+		expect(outcome.status).toBe('ok');
+		expect(outcome.check).toMatchObject({
+			status: 'unchecked',
+			reason: 'the check failed: validator broke',
+		});
+	});
+
 	it('says an error came without a message rather than send blank lines', async () => {
 		const outcome = await runToolCall(
 			call,

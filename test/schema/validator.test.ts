@@ -249,6 +249,19 @@ describe('SchemaValidator', () => {
 		});
 	});
 
+	it('says it could not check against a schema that refers to itself without end, never throws', () => {
+		const validator = new SchemaValidator();
+		for (const schema of [
+			{ type: 'object', allOf: [{ $ref: '#' }] },
+			{ type: 'object', not: { $ref: '#' } },
+		]) {
+			expect(validator.check(schema, { a: 1 })).toEqual({
+				status: 'unchecked',
+				reason: expect.stringContaining('the schema refers to itself without end'),
+			});
+		}
+	});
+
 	it('caps the report at ten issues', () => {
 		const validator = new SchemaValidator();
 		const schema = { type: 'object', additionalProperties: false };
