@@ -134,13 +134,15 @@ function remember(map: Map<string, Compiled>, key: string, compiled: Compiled): 
 function ajvOptions(regExp: RegExpEngine) {
 	// addUsedSchema:false: two servers may reuse one $id for different schemas. logger:false: a
 	// format ajv does not know (a server's own, such as "json") is ignored, not warned about on the
-	// console each time a schema holding it is compiled.
+	// console each time a schema holding it is compiled. multipleOfPrecision: a quotient within
+	// 1e-9 of a whole number is one, as 19.99 / 0.01 gives 1998.9999999999998 in binary floating point.
 	return {
 		strict: false,
 		allErrors: true,
 		addUsedSchema: false,
 		validateSchema: false,
 		logger: false,
+		multipleOfPrecision: 9,
 		code: { regExp },
 	} as const;
 }

@@ -262,6 +262,23 @@ describe('SchemaValidator', () => {
 		}
 	});
 
+	it('accepts decimal multiples that binary floating point misses, and refuses values off the step', () => {
+		const validator = new SchemaValidator();
+		const schema = {
+			type: 'object',
+			properties: {
+				price: { type: 'number', multipleOf: 0.01 },
+				ratio: { type: 'number', multipleOf: 0.1 },
+			},
+		};
+		for (const args of [{ price: 19.99 }, { price: 0.07 }, { ratio: 0.3 }, { ratio: 0.7 }])
+			expect(validator.check(schema, args)).toEqual({ status: 'valid' });
+		expect(validator.check(schema, { price: 19.995, ratio: 0.25 })).toMatchObject({
+			status: 'invalid',
+			issues: [{ instancePath: '/price' }, { instancePath: '/ratio' }],
+		});
+	});
+
 	it('caps the report at ten issues', () => {
 		const validator = new SchemaValidator();
 		const schema = { type: 'object', additionalProperties: false };
