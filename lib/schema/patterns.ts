@@ -1,5 +1,6 @@
 import type { RegExpEngine, RegExpLike } from 'ajv/dist/types';
 import { isRecord } from '../json/value';
+import { reasonOf } from '../util/errorReason';
 import { mapSubschemas } from './keywords';
 
 /**
@@ -66,9 +67,8 @@ function classEnd(pattern: string, index: number): number {
 
 /** Why a pattern is left out of checks instead of run; undefined when it runs. */
 export function patternRefusal(pattern: string): string | undefined {
-	if (nestsQuantifiers(pattern))
-		return 'it repeats a group that holds a quantifier, which can take exponential time to match';
-	return undefined;
+	const vetted = vettedPattern(pattern, 'u');
+	return 'refusal' in vetted ? vetted.refusal : undefined;
 }
 
 /**
@@ -77,14 +77,35 @@ export function patternRefusal(pattern: string): string | undefined {
  */
 export function guardedRegExp(onLeftOut: (pattern: string, reason: string) => void): RegExpEngine {
 	const engine = (pattern: string, flags: string): RegExpLike => {
-		const refusal = patternRefusal(pattern);
-		if (refusal === undefined) return new RegExp(pattern, flags);
-		onLeftOut(pattern, refusal);
+		const vetted = vettedPattern(pattern, flags);
+		if ('regExp' in vetted) return vetted.regExp;
+		onLeftOut(pattern, vetted.refusal);
 		// ajv shares one compiled pattern among schemas by this text.
 		const matchesAll: RegExpLike = { test: () => true };
 		return Object.assign(matchesAll, { toString: () => `left out: ${pattern}` });
 	};
 	return Object.assign(engine, { code: 'guardedRegExp' });
+}
+
+/**
+ * The pattern compiled with ajv's flags or, failing that, without the unicode flag, under which
+ * escapes that other engines take are errors (Python's `\-`, `\@`, `\:`); or why it is not run.
+ */
+function vettedPattern(pattern: string, flags: string): { regExp: RegExp } | { refusal: string } {
+	if (nestsQuantifiers(pattern))
+		return {
+			refusal:
+				'it repeats a group that holds a quantifier, which can take exponential time to match',
+		};
+	try {
+		return { regExp: new RegExp(pattern, flags) };
+	} catch (error) {
+		try {
+			return { regExp: new RegExp(pattern, flags.replace('u', '')) };
+		} catch {
+			return { refusal: `it is no JavaScript regular expression: ${reasonOf(error)}` };
+		}
+	}
 }
 
 /**

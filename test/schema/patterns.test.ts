@@ -1,4 +1,4 @@
-import { nestsQuantifiers } from '../../lib/schema/patterns';
+import { nestsQuantifiers, patternRefusal } from '../../lib/schema/patterns';
 
 describe('nestsQuantifiers', () => {
 	it.each([
@@ -30,5 +30,17 @@ describe('nestsQuantifiers', () => {
 		'a+)+',
 	])('runs %s, whose repeated groups hold no quantifier', (pattern) => {
 		expect(nestsQuantifiers(pattern)).toBe(false);
+	});
+});
+
+describe('patternRefusal', () => {
+	it('runs patterns that compile with the unicode flag or without it', () => {
+		expect(patternRefusal('^\\p{L}+$')).toBeUndefined();
+		expect(patternRefusal('^\\d{3}\\-\\d{4}$')).toBeUndefined();
+	});
+
+	it('refuses patterns that may take exponential time or are no JavaScript regular expression', () => {
+		expect(patternRefusal('^(a+)+$')).toMatch(/exponential time/);
+		expect(patternRefusal('(?P<name>x)')).toMatch(/no JavaScript regular expression/);
 	});
 });

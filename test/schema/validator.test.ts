@@ -279,6 +279,37 @@ describe('SchemaValidator', () => {
 		});
 	});
 
+	it("checks patterns in Python's escapes, and the rest of a schema whose pattern JavaScript cannot compile", () => {
+		const validator = new SchemaValidator();
+		const schema = {
+			type: 'object',
+			properties: {
+				phone: { type: 'string', pattern: '^\\d{3}\\-\\d{4}$' },
+				handle: { type: 'string', pattern: '^\\@[\\w\\:]+$' },
+				name: { type: 'string', pattern: '^(?P<first>\\w+)$' },
+			},
+			required: ['name'],
+			additionalProperties: false,
+		};
+		const skipped = expect.stringMatching(
+			/^pattern "\^\(\?P<first>\\\\w\+\)\$" was not checked: it is no JavaScript regular expression: .*Invalid group/,
+		);
+		expect(validator.check(schema, { name: 'x', phone: '555-1234', handle: '@a:b' })).toEqual({
+			status: 'valid',
+			skipped,
+		});
+		expect(validator.check(schema, { nmae: 'x', phone: 'abc', handle: 'a' })).toMatchObject({
+			status: 'invalid',
+			issues: [
+				{ message: "must have required property 'name'" },
+				{ message: "has an undeclared property 'nmae'" },
+				{ instancePath: '/phone' },
+				{ instancePath: '/handle' },
+			],
+			skipped,
+		});
+	});
+
 	it('caps the report at ten issues', () => {
 		const validator = new SchemaValidator();
 		const schema = { type: 'object', additionalProperties: false };
