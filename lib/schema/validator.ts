@@ -42,8 +42,9 @@ export class SchemaValidator {
 	/** The patterns left out of the schema being compiled, with why. */
 	private readonly leftOut = new Map<string, string>();
 	private readonly regExp = guardedRegExp((pattern, reason) => this.leftOut.set(pattern, reason));
-	private readonly draft2020 = withFormats(new Ajv2020(ajvOptions(this.regExp)));
-	private readonly draft07 = withFormats(new Ajv(ajvOptions(this.regExp)));
+	private compilers = this.newCompilers();
+	/** Schemas compiled by the current compilers. */
+	private compilations = 0;
 	private readonly cache = new Map<string, Compiled>();
 	private readonly byText = new Map<string, Compiled>();
 
@@ -79,9 +80,17 @@ export class SchemaValidator {
 	}
 
 	private compileUncached(schema: JsonSchema): Compiled {
+		// An ajv instance keeps what the code it generated refers to (each schema, each validate
+		// function) for as long as it lives: new ones, once the cache could hold nothing else, let
+		// the old go with the last of their schemas evicted, however many schemas a server sends.
+		if (this.compilations === MAX_CACHED_SCHEMAS) {
+			this.compilers = this.newCompilers();
+			this.compilations = 0;
+		}
+		this.compilations++;
+		const { draft2020, draft07 } = this.compilers;
 		const { $schema, ...rest } = schema;
-		const ajv =
-			typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? this.draft07 : this.draft2020;
+		const ajv = typeof $schema === 'string' && /draft-0[4-7]/.test($schema) ? draft07 : draft2020;
 		// A schema that refers to its own root ("$ref": "#", a tree) resolves it only under an id;
 		// as no schema is registered (addUsedSchema: false), one id serves every schema without one.
 		const rooted = refusedPatternPropertiesOpened(
@@ -91,18 +100,28 @@ export class SchemaValidator {
 		let compiled = compiledBy(ajv, rooted);
 		if ('error' in compiled) {
 			// Servers write older drafts' idioms without naming the draft: tuple `items`, boolean bounds.
-			const draft = ajv === this.draft07 ? 'draft7' : 'draft2020';
+			const draft = ajv === draft07 ? 'draft7' : 'draft2020';
 			const rewritten = compiledBy(ajv, olderIdiomsRewritten(rooted, draft));
 			if ('validate' in rewritten) compiled = rewritten;
 		}
 		if ('error' in compiled || this.leftOut.size === 0) return compiled;
 		return { ...compiled, skipped: describeLeftOut(this.leftOut) };
 	}
+
+	private newCompilers(): { draft2020: Ajv; draft07: Ajv } {
+		return {
+			draft2020: withFormats(new Ajv2020(ajvOptions(this.regExp))),
+			draft07: withFormats(new Ajv(ajvOptions(this.regExp))),
+		};
+	}
 }
 
 function compiledBy(ajv: Ajv, schema: unknown): Compiled {
 	try {
-		return { validate: ajv.compile(schema as JsonSchema) };
+		const validate = ajv.compile(schema as JsonSchema);
+		// ajv's own cache of compiled schemas is not needed beside ours, which is bounded.
+		ajv.removeSchema(schema as JsonSchema);
+		return { validate };
 	} catch (error) {
 		return { error: (error as Error).message };
 	}

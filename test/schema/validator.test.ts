@@ -75,6 +75,21 @@ describe('SchemaValidator', () => {
 		expect(validator.cachedSchemaCount).toBe(2);
 	});
 
+	it('lets go of schemas it no longer caches, however many distinct ones it compiled', () => {
+		const validator = new SchemaValidator();
+		const held = () => {
+			const { draft2020 } = (validator as any).compilers;
+			return [draft2020._cache.size, draft2020.scope._values.validate.size];
+		};
+		for (let n = 0; n < 1500; n++)
+			validator.check(
+				{ type: 'object', properties: { file: { enum: [`report-${n}.csv`] } } },
+				{ file: 'x' },
+			);
+		expect(validator.cachedSchemaCount).toBe(1000);
+		for (const count of held()) expect(count).toBeLessThanOrEqual(1000);
+	});
+
 	it('follows $schema: draft-07 tuples with items arrays, 2020-12 with prefixItems', () => {
 		const validator = new SchemaValidator();
 		const draft07 = {
