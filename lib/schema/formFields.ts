@@ -1,4 +1,6 @@
 import type { JsonSchema } from '../conversation/types';
+import { isRecord } from '../json/value';
+import { resolveRef } from './pointer';
 
 export type FormFieldType = 'string' | 'number' | 'boolean' | 'object' | 'array' | 'options';
 
@@ -17,10 +19,13 @@ type PropertySchema = {
 	enum?: unknown[];
 	description?: string;
 	title?: string;
+	$ref?: string;
+	anyOf?: unknown[];
+	oneOf?: unknown[];
 };
 
 export function schemaToFormFields(inputSchema: JsonSchema): FormField[] {
-	const properties = (inputSchema.properties ?? {}) as Record<string, PropertySchema>;
+	const properties = formProperties(inputSchema);
 	const required = new Set((inputSchema.required as string[] | undefined) ?? []);
 	return Object.entries(properties).map(([id, property]) => {
 		const field: FormField = {
@@ -51,7 +56,7 @@ export function formValuesToArguments(
 	values: Record<string, unknown>,
 	inputSchema: JsonSchema,
 ): Record<string, unknown> {
-	const properties = (inputSchema.properties ?? {}) as Record<string, PropertySchema>;
+	const properties = formProperties(inputSchema);
 	const required = new Set((inputSchema.required as string[] | undefined) ?? []);
 	const args: Record<string, unknown> = {};
 	for (const [name, value] of Object.entries(values)) {
@@ -59,6 +64,37 @@ export function formValuesToArguments(
 		args[name] = convert(value, primaryType(properties[name]));
 	}
 	return args;
+}
+
+/** The top-level properties, each as the form reads it (formSchemaOf). */
+function formProperties(inputSchema: JsonSchema): Record<string, PropertySchema> {
+	const properties = isRecord(inputSchema.properties) ? inputSchema.properties : {};
+	return Object.fromEntries(
+		Object.entries(properties).map(([id, property]) => [id, formSchemaOf(property, inputSchema)]),
+	);
+}
+
+/**
+ * A property's schema as a form field reads it: a local `$ref` followed (a nested model, as
+ * pydantic writes it), and of `anyOf` / `oneOf` the one branch that is not null (`int | None`);
+ * the property's own title and description come first.
+ */
+function formSchemaOf(property: unknown, root: JsonSchema, depth = 0): PropertySchema {
+	if (!isRecord(property) || depth > 8) return {};
+	const { title, description } = property as PropertySchema;
+	const own = {
+		...(title !== undefined && { title }),
+		...(description !== undefined && { description }),
+	};
+	if (typeof property.$ref === 'string')
+		return { ...formSchemaOf(resolveRef(root, property.$ref), root, depth + 1), ...own };
+	const branches = Array.isArray(property.anyOf) ? property.anyOf : property.oneOf;
+	const notNull = Array.isArray(branches)
+		? branches.filter((branch) => !(isRecord(branch) && branch.type === 'null'))
+		: [];
+	if (property.type === undefined && notNull.length === 1)
+		return { ...formSchemaOf(notNull[0], root, depth + 1), ...own };
+	return property as PropertySchema;
 }
 
 function fieldType(property: PropertySchema): FormFieldType {

@@ -54,3 +54,50 @@ describe('form fields from an input schema', () => {
 		});
 	});
 });
+
+describe('form fields from the schemas Python servers write (pydantic, FastMCP)', () => {
+	const pydantic = {
+		type: 'object',
+		$defs: {
+			Address: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+			Unit: { enum: ['metric', 'imperial'], type: 'string' },
+		},
+		properties: {
+			count: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: null, title: 'Count' },
+			address: { $ref: '#/$defs/Address', description: 'Where to deliver' },
+			unit: { anyOf: [{ $ref: '#/$defs/Unit' }, { type: 'null' }] },
+			either: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+		},
+		required: ['address'],
+	};
+
+	it('reads the type of an optional value (int | None) and of a nested model ($ref)', () => {
+		expect(schemaToFormFields(pydantic)).toEqual([
+			{ id: 'count', displayName: 'Count', required: false, type: 'number' },
+			{
+				id: 'address',
+				displayName: 'address',
+				required: true,
+				type: 'object',
+				description: 'Where to deliver',
+			},
+			{
+				id: 'unit',
+				displayName: 'unit',
+				required: false,
+				type: 'options',
+				options: [
+					{ name: 'metric', value: 'metric' },
+					{ name: 'imperial', value: 'imperial' },
+				],
+			},
+			{ id: 'either', displayName: 'either', required: false, type: 'string' },
+		]);
+	});
+
+	it('turns what is typed into the arguments those types ask for', () => {
+		expect(
+			formValuesToArguments({ count: '5', address: '{"city":"Oslo"}', either: '7' }, pydantic),
+		).toEqual({ count: 5, address: { city: 'Oslo' }, either: '7' });
+	});
+});
