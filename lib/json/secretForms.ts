@@ -1,7 +1,8 @@
 /**
  * The forms a secret takes when a tool or server passes it on without meaning to: as it is, JSON
- * escaped (`\u0073`, `\"`), URL-encoded (`%73`, `+` for a space), in any mix of those, as hex, and
- * as base64 (or base64url) at each of the three byte alignments it can start at inside longer data.
+ * escaped (`\u0073`, `\"`), URL-encoded once or twice (`%73`, `%2573`, `+` for a space), in any
+ * mix of those, as hex, and as base64 (or base64url) at each of the three byte alignments it can
+ * start at inside longer data, broken into lines or not.
  */
 
 /** Secrets shorter than this ("1", "true", "prod") are settings, not secrets; hiding them would garble text. */
@@ -72,8 +73,9 @@ function escapedChar(char: string): string {
 	const units = Array.from({ length: char.length }, (_, index) =>
 		char.charCodeAt(index).toString(16).padStart(4, '0'),
 	);
+	// Encoded twice too (`%252F`), as a URL carried in another URL's query is.
 	const percent = [...Buffer.from(char, 'utf8')]
-		.map((byte) => `%${caseless(byte.toString(16).padStart(2, '0'))}`)
+		.map((byte) => `%(?:25)?${caseless(byte.toString(16).padStart(2, '0'))}`)
 		.join('');
 	const forms = [
 		escapeRegExp(char),
@@ -93,13 +95,14 @@ function base64Inside(bytes: Buffer, offset: number): string {
 	const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
 	const first = Math.ceil((4 * offset) / 3);
 	const end = Math.floor((4 * (offset + bytes.length)) / 3);
-	return [...encoded.slice(first, end)].map(base64Char).join('');
+	// MIME and PEM break base64 into lines of 76 or 64 characters.
+	return [...encoded.slice(first, end)].map(base64Char).join('(?:\\r?\\n)?');
 }
 
 /** base64url writes - and _ for + and /; a URL may carry them percent-encoded. */
 function base64Char(char: string): string {
-	if (char === '+') return '(?:\\+|-|%2[bB])';
-	if (char === '/') return '(?:\\/|\\\\\\/|_|%2[fF])';
+	if (char === '+') return '(?:\\+|-|%(?:25)?2[bB])';
+	if (char === '/') return '(?:\\/|\\\\\\/|_|%(?:25)?2[fF])';
 	return char;
 }
 

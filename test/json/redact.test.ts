@@ -287,8 +287,18 @@ describe('secrets in encoded forms', () => {
 		}
 	});
 
+	it('hides base64 broken into lines, as MIME (76 characters) and PEM (64) write it', () => {
+		const data = Buffer.concat([Buffer.from('x'.repeat(40)), bytes, Buffer.from(' tail')]);
+		for (const width of [76, 64]) {
+			const wrapped = data.toString('base64').replace(new RegExp(`(.{${width}})`, 'g'), '$1\r\n');
+			const left = redactor.values(wrapped).replace(/\s/g, '');
+			expect(Buffer.from(left, 'base64').toString('latin1')).not.toContain(SECRET.slice(0, 12));
+		}
+	});
+
 	it('hides URL encoding, hex in either case, and JSON escapes, also mixed', () => {
 		const forms = [
+			encodeURIComponent(encodeURIComponent(SECRET)),
 			encodeURIComponent(SECRET),
 			encodeURIComponent(SECRET).toLowerCase().replace(/%2b/g, '%2b'),
 			new URLSearchParams({ q: SECRET }).toString().slice(2),
