@@ -184,7 +184,7 @@ export const properties: INodeProperties[] = [
 		default:
 			'={{ $json.toolCalls.filter(call => call.name.startsWith("delete")).map(call => call.id) }}',
 		description:
-			"The IDs of the item's pending calls that wait for a person: a list, or IDs separated by commas (true: all of them; false: none; anything else fails the item, running nothing). The expression sees the item, whose toolCalls hold each call's ID, name and rawArguments (n8n expressions cannot read a key named arguments; use JSON.parse(call.rawArguments)).",
+			"The IDs of the item's pending calls that wait for a person: a list, or IDs separated by commas (true: all of them; false: none; anything else, or an ID the item does not have, fails the item, running nothing). The expression sees the item, whose toolCalls hold each call's ID, name and rawArguments (n8n expressions cannot read a key named arguments; use JSON.parse(call.rawArguments)).",
 		displayOptions: { show: { operation: ['executeToolCalls'], requireApproval: ['expression'] } },
 	},
 	serverItemLocator({

@@ -815,7 +815,13 @@ describe('MCP Client: a person approves risky tool calls', () => {
 	});
 
 	it('fails the item, running nothing, when the chosen calls are no list, true or false', async () => {
-		for (const approvalCalls of ['={{ null }}', '={{ 2 }}', '={{ { ids: [] } }}']) {
+		for (const approvalCalls of [
+			'={{ null }}',
+			'={{ 2 }}',
+			'={{ { ids: [] } }}',
+			// The calls themselves, not their ids: the slip of leaving out .map(call => call.id).
+			'={{ $json.toolCalls.filter(call => call.name === "add") }}',
+		]) {
 			const run = await mcp.runMcpChain(
 				[listFaults, executeAt({ requireApproval: 'expression', approvalCalls })],
 				{ credentials, inputItems: [{ json: { toolCalls: [add] } }] },
@@ -825,6 +831,17 @@ describe('MCP Client: a person approves risky tool calls', () => {
 			expect(error?.description).toContain('no call of the item ran');
 			expect(outputOf(run, 'Execute', 0)).toEqual([]);
 		}
+	});
+
+	it('fails the item, running nothing, when the chosen ids name no pending call of the item', async () => {
+		const run = await mcp.runMcpChain(
+			[listFaults, executeAt({ requireApproval: 'expression', approvalCalls: 'call_typo' })],
+			{ credentials, inputItems: [{ json: { toolCalls: [add] } }] },
+		);
+		expect(errorOf(run, 'Execute')?.message).toBe(
+			`Calls to Approve names "call_typo", which no pending call of the item has (its calls: ${add.id})`,
+		);
+		expect(outputOf(run, 'Execute', 0)).toEqual([]);
 	});
 
 	it('runs approved calls with the arguments a person edited, checked again, in call order; the trace tells who decided', async () => {

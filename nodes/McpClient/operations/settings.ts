@@ -50,15 +50,21 @@ export function approvalPolicyOf(context: IExecuteFunctions, itemIndex: number):
 			? calls.map((call) => String((call as { id?: unknown }).id))
 			: [];
 		const callIds = chosenCallIds(chosen, allIds);
+		const description =
+			"It must give a list of the item's call IDs (not the calls themselves), true (all calls) or false (none); no call of the item ran. A value it cannot read never lets the calls run unapproved.";
 		if (callIds === undefined)
 			throw new NodeOperationError(
 				context.getNode(),
 				`Calls to Approve gave ${describeType(chosen)}, which names no calls`,
-				{
-					itemIndex,
-					description:
-						'It must give a list of call IDs, true (all calls) or false (none); no call of the item ran. A value it cannot read never lets the calls run unapproved.',
-				},
+				{ itemIndex, description },
+			);
+		// An id the item does not have (a typo, the calls of another item) would hold nothing.
+		const unknown = callIds.filter((id) => !allIds.includes(id));
+		if (unknown.length > 0)
+			throw new NodeOperationError(
+				context.getNode(),
+				`Calls to Approve names ${unknown.map((id) => JSON.stringify(id)).join(', ')}, which no pending call of the item has (its calls: ${allIds.join(', ') || 'none'})`,
+				{ itemIndex, description },
 			);
 		return { require: 'chosen', callIds };
 	}
@@ -72,7 +78,10 @@ export function approvalPolicyOf(context: IExecuteFunctions, itemIndex: number):
 function chosenCallIds(chosen: unknown, allIds: string[]): string[] | undefined {
 	if (chosen === true) return allIds;
 	if (chosen === false) return [];
-	if (Array.isArray(chosen)) return chosen.map(String);
+	if (Array.isArray(chosen))
+		return chosen.every((id) => typeof id === 'string' || typeof id === 'number')
+			? chosen.map(String)
+			: undefined;
 	if (typeof chosen !== 'string') return undefined;
 	const text = chosen.trim();
 	if (text === '') return [];
