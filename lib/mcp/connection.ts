@@ -14,6 +14,7 @@ import {
 	type ResourceTemplate as McpResourceTemplate,
 	type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { SSEClientTransport, SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
 	StreamableHTTPClientTransport,
 	StreamableHTTPError,
@@ -165,6 +166,7 @@ export class McpConnection {
 			this.cachedListing = undefined;
 		});
 		boundNotifications(connected.transport);
+		if (connected.transport instanceof SSEClientTransport) endsWithItsStream(connected);
 	}
 
 	get isAlive(): boolean {
@@ -523,6 +525,21 @@ function addTool(listing: ToolListing, raw: unknown): void {
 		reason = 'another tool of the list has the same name (the first is kept)';
 	if (reason) listing.invalid.push({ name, reason });
 	else listing.tools.push(parsed.data as McpTool);
+}
+
+/**
+ * A legacy SSE session lives as long as its stream. Once the stream fails, the SDK only reports it
+ * and the `eventsource` library reconnects quietly, to no server or to one that never initialized
+ * this session: the connection is closed instead, its calls fail as lost and the next use connects
+ * afresh.
+ */
+function endsWithItsStream({ client, transport }: ConnectedClient): void {
+	const report = transport.onerror;
+	transport.onerror = (error) => {
+		report?.(error);
+		// Once the library has scheduled its reconnect, which closing then clears.
+		if (error instanceof SseError) queueMicrotask(() => void client.close().catch(() => undefined));
+	};
 }
 
 /** Drops the notifications nobody handles, and a flood of those somebody does, as they arrive. */

@@ -109,3 +109,44 @@ describe('a server that cannot be reached between calls', () => {
 		);
 	});
 });
+
+describe('a legacy SSE connection', () => {
+	const sseConfig = (url: string): HttpServerConfig => ({ ...configFor(url), mode: 'sse' });
+
+	it('ends with its stream: a call in flight when the server stops fails as a lost connection, not at its timeout', async () => {
+		const server = await startHttpServer('fault', { sseOnly: true });
+		const started = Date.now();
+		const failure = await pool.use(sseConfig(server.sseUrl!), async (connection) => {
+			const call = connection
+				.callTool('slow', { ms: 60_000 }, { timeoutMs: 30_000 })
+				.catch((error: unknown) => error);
+			await new Promise((resolve) => setTimeout(resolve, 300));
+			await server.stop();
+			return call;
+		});
+		expect(describeCallFailure(failure, { tool: 'slow', stderrTail: '' }).status).toBe(
+			'connectionLost',
+		);
+		expect(Date.now() - started).toBeLessThan(10_000);
+	});
+
+	it('is replaced after the server restarted: the next use initializes a new session', async () => {
+		const first = await startHttpServer('fault', { sseOnly: true });
+		const config = sseConfig(first.sseUrl!);
+		const before = await pool.use(config, async (connection) => {
+			await countOf(connection);
+			return connection;
+		});
+		await first.stop();
+		const again = await startHttpServer('fault', { sseOnly: true }, first.port);
+		const after = await pool.use(config, async (connection) => ({
+			connection,
+			count: await countOf(connection),
+		}));
+		// The stream that failed closed the old connection; it did not carry on unannounced.
+		expect(before.isAlive).toBe(false);
+		expect(after.connection).not.toBe(before);
+		expect(after.count).toBe(1);
+		await again.stop();
+	});
+});
