@@ -209,6 +209,6 @@ export function callTrace(
 }
 
 async function findServerTool(name: string, context: ExecutionContext): Promise<Tool | undefined> {
-	const listed = (await context.server.listTools()).find((tool) => tool.name === name);
+	const listed = await context.server.findTool(name);
 	return listed && toConversationTool(listed, listed.name, context.serverLabel);
 }

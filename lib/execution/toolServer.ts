@@ -16,9 +16,9 @@ export interface ToolServer {
 	readonly replayed?: boolean;
 }
 
-/** A server that also lists its tools, asked when a call names a tool the item does not carry. */
+/** A server that also finds a tool it lists, asked when a call names a tool the item does not carry. */
 export interface ListingToolServer extends ToolServer {
-	listTools(): Promise<McpTool[]>;
+	findTool(name: string): Promise<McpTool | undefined>;
 }
 
 /** A call that failed at the server in the recorded run (timeout, lost connection…): replayed as that same failure. */
@@ -45,7 +45,7 @@ export function recordedToolServer(recording: Recording, place: RunPlace): Listi
 			if ('result' in answer) return answer.result;
 			throw new RecordedFailure(answer.failure.status as CallFailureStatus, answer.failure.text);
 		},
-		listTools: async () => recording.toolsKnownAt(place),
+		findTool: async (name) => recording.toolsKnownAt(place).find((tool) => tool.name === name),
 		stderrTail: () => '',
 	};
 }

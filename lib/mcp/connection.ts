@@ -187,6 +187,16 @@ export class McpConnection {
 	}
 
 	/**
+	 * The valid listed tool of this name. A name the cached listing lacks is listed afresh once
+	 * before it counts as unknown: a server redeployed with new tools may not have said so
+	 * (a stateless one cannot send `notifications/tools/list_changed`).
+	 */
+	async findTool(name: string): Promise<McpTool | undefined> {
+		const named = (tools: McpTool[]) => tools.find((tool) => tool.name === name);
+		return named(await this.listTools()) ?? named(await this.listTools({ fresh: true }));
+	}
+
+	/**
 	 * Every page of `tools/list`, each tool checked on its own: one broken definition costs that
 	 * tool, not the list. `fresh` skips the cache that `notifications/tools/list_changed` clears.
 	 */

@@ -75,7 +75,7 @@ export function pooledServer(
 	return {
 		name: connection.server.name,
 		callTool: (name, args, options) => use((current) => current.callTool(name, args, options)),
-		listTools: () => use((current) => current.listTools()),
+		findTool: (name) => use((current) => current.findTool(name)),
 		stderrTail: () => last.stderrTail(),
 	};
 }

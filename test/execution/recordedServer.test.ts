@@ -146,20 +146,20 @@ describe('a recorded tool server', () => {
 		);
 	});
 
-	it('lists the tools the recorded server last listed by that point of the run', async () => {
+	it('finds the tools the recorded server last listed by that point of the run', async () => {
 		for (const round of [0, 3])
-			await expect(recordedToolServer(recorded, { round, trace: [] }).listTools()).resolves.toEqual(
-				[{ name: 'add', inputSchema: { type: 'object' } }],
-			);
+			await expect(
+				recordedToolServer(recorded, { round, trace: [] }).findTool('add'),
+			).resolves.toEqual({ name: 'add', inputSchema: { type: 'object' } });
 		await expect(
 			recordedToolServer(new Recording([], 'Execute Tool Calls'), {
 				round: 1,
 				trace: [],
-			}).listTools(),
+			}).findTool('add'),
 		).rejects.toThrow(/round 1, step tools.list: the recording listed no tools by then/);
 	});
 
-	it('lists, in a recording of two conversations, what the first knew while the run replays the first', async () => {
+	it('finds, in a recording of two conversations, what the first knew while the run replays the first', async () => {
 		const listing = (names: string[]) =>
 			step({
 				step: 'tools.list',
@@ -171,15 +171,13 @@ describe('a recorded tool server', () => {
 			[listing(['add']), response, listing(['add', 'mul']), response],
 			'Execute Tool Calls',
 		);
-		const namesAt = async (responses: number) =>
-			(
-				await recordedToolServer(twoConversations, {
-					round: 1,
-					trace: Array.from({ length: responses }, () => response),
-				}).listTools()
-			).map(({ name }) => name);
-		expect(await namesAt(1)).toEqual(['add']);
-		expect(await namesAt(2)).toEqual(['add', 'mul']);
+		const mulAt = (responses: number) =>
+			recordedToolServer(twoConversations, {
+				round: 1,
+				trace: Array.from({ length: responses }, () => response),
+			}).findTool('mul');
+		expect(await mulAt(1)).toBeUndefined();
+		expect(await mulAt(2)).toMatchObject({ name: 'mul' });
 	});
 
 	it('answers a call of a tool the item does not carry as the recorded run did: unknown, the server not called', async () => {

@@ -1,4 +1,8 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialTestFunctions,
@@ -73,6 +77,43 @@ const testCredential = (type: string, data: ICredentialDataDecryptedObject) =>
 		type,
 		data,
 	});
+
+/** A stateless Streamable HTTP server (no session), as hosted servers often run, offering `tools` that each answer their name. */
+async function statelessServer(tools: string[], port = 0) {
+	let listings = 0;
+	const server = http.createServer(async (req, res) => {
+		const chunks: Buffer[] = [];
+		for await (const chunk of req) chunks.push(chunk as Buffer);
+		const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+		if (body?.method === 'tools/list') listings++;
+		const mcpServer = new McpServer({ name: 'stateless', version: '1.0.0' });
+		for (const name of tools)
+			mcpServer.registerTool(name, { description: name }, async () => ({
+				content: [{ type: 'text', text: name }],
+			}));
+		const transport = new StreamableHTTPServerTransport({
+			sessionIdGenerator: undefined,
+			enableJsonResponse: true,
+		});
+		// No socket kept alive: the client's next request after a redeploy is not sent on a dead one.
+		res.setHeader('Connection', 'close');
+		res.on('close', () => void transport.close());
+		await mcpServer.connect(transport);
+		await transport.handleRequest(req, res, body);
+	});
+	await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+	const bound = (server.address() as AddressInfo).port;
+	return {
+		url: `http://127.0.0.1:${bound}/mcp`,
+		port: bound,
+		listings: () => listings,
+		stop: () =>
+			new Promise<void>((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
 
 describe('MCP Client: Call Tool', () => {
 	it('calls the tool chosen from the list with form arguments, converting text typed into number fields', async () => {
@@ -179,6 +220,32 @@ describe('MCP Client: Call Tool', () => {
 		expect((item.json.trace as Array<{ step: string }>).map((entry) => entry.step)).toContain(
 			'tools.call.result',
 		);
+	});
+
+	it('calls a tool a stateless server gained since it was listed, listing afresh only for the name it lacked', async () => {
+		const first = await statelessServer(['a']);
+		const credentials = {
+			mcpHttpServerApi: mcp.httpCredential(first.url, { transport: 'streamableHttp' }),
+		};
+		const over = (tool: string) =>
+			callTool({
+				tool: byName(tool),
+				argumentsSource: 'json',
+				jsonArguments: '{}',
+				connectionType: 'http',
+			});
+		expect(await callOnce(over('a'), credentials)).toMatchObject({ status: 'ok', result: 'a' });
+		await first.stop();
+		// Redeployed with one more tool; a stateless server cannot say its list changed.
+		const second = await statelessServer(['a', 'b'], first.port);
+		try {
+			expect(await callOnce(over('b'), credentials)).toMatchObject({ status: 'ok', result: 'b' });
+			expect(second.listings()).toBe(1);
+			expect(await callOnce(over('b'), credentials)).toMatchObject({ status: 'ok', result: 'b' });
+			expect(second.listings()).toBe(1);
+		} finally {
+			await second.stop();
+		}
 	});
 
 	it('reads a file with server-filesystem, and a path outside its folder is an error result', async () => {

@@ -34,7 +34,7 @@ export function callTool(
 
 		const redaction = redactionFor(itemIndex);
 		const { call, outcome, server } = await withConnection(context, config, async (connection) => {
-			const listed = (await connection.listTools()).find((tool) => tool.name === toolName);
+			const listed = await connection.findTool(toolName);
 			const tool = listed && toConversationTool(listed, listed.name, connection.server.name);
 			const args = argumentsOf(context, itemIndex, tool?.inputSchema);
 			const call = {
