@@ -29,7 +29,8 @@ interface InFlight {
  *   on without keeping it); the session stays;
  * - over Streamable HTTP, a request whose response ended without the answer (the stream closed,
  *   the connection dropped, an HTTP 202) fails at once rather than at its timeout, unless the server
- *   can resume the stream (it gave event ids): the SDK then asks for the rest;
+ *   can resume the stream (it gave event ids): the SDK then asks for the rest, and a request whose
+ *   stream cannot be resumed fails at once too;
  * - a cancelled request's response stream is closed, not kept open until the server answers, nor
  *   resumed.
  */
@@ -61,7 +62,12 @@ export class HttpExchanges implements MessageReader {
 				response = await fetch(url, { ...init, signal: AbortSignal.any(signals) });
 			} catch (error) {
 				if (posted !== undefined) this.inFlight.delete(String(request));
+				else if (this.waitsOn(request, init)) return this.unresumed(request, reasonOf(error));
 				throw error;
+			}
+			if (posted === undefined && !response.ok && this.waitsOn(request, init)) {
+				await response.body?.cancel();
+				return this.unresumed(request, `HTTP ${response.status}`);
 			}
 			if (posted !== undefined && response.status === 202) {
 				this.inFlight.delete(String(request));
@@ -236,6 +242,25 @@ export class HttpExchanges implements MessageReader {
 			if (this.stoppedStreams.size > MAX_STOPPED_STREAMS) this.stoppedStreams.delete(oldest!);
 		}
 		exchange?.stop.abort();
+	}
+
+	/** The request is still waiting for its answer, in a session not closing. */
+	private waitsOn(request: RequestId, init?: RequestInit): boolean {
+		return this.inFlight.has(String(request)) && !init?.signal?.aborted;
+	}
+
+	/**
+	 * A stream that could not be resumed (the server is gone, or no longer knows the session): the
+	 * SDK only reports it, so its request would wait until its timeout. It is answered at once, on
+	 * the stream the SDK asked for.
+	 */
+	private unresumed(request: RequestId, why: string): Response {
+		this.inFlight.delete(String(request));
+		const answer = this.answers.unanswered(request, `its stream could not be resumed (${why})`);
+		return new Response(eventOf(answer), {
+			status: 200,
+			headers: { 'content-type': 'text/event-stream' },
+		});
 	}
 
 	/** The request whose stream a GET with Last-Event-ID resumes. */

@@ -295,6 +295,50 @@ describe('a response stream the server can resume', () => {
 		await pool.closeAll();
 		await resumable.stop();
 	});
+
+	it('fails the call at once, not at its timeout, when the server is gone and cannot resume it', async () => {
+		const resumable = await startHttpServer('fault', { resumable: true });
+		const failure = await pool.use(config(resumable.url), async (connection) => {
+			const call = connection
+				.callTool('slow', { ms: 60_000 }, { timeoutMs: 30_000 })
+				.catch((error: unknown) => error);
+			await delay(300);
+			await resumable.stop();
+			return call;
+		});
+		expect(failure).toBeInstanceOf(UnansweredCallError);
+		expect(described(failure).text).toMatch(/its stream could not be resumed \(fetch failed/);
+		await pool.closeAll();
+	});
+
+	it('fails the call at once, not at its timeout, when the restarted server no longer knows the session (404)', async () => {
+		const first = await startHttpServer('fault', { resumable: true });
+		const restartingProxy = await mcpProxy(first.url);
+		let restarted: HttpServerHandle | undefined;
+		const failure = await pool.use(config(restartingProxy.url), async (connection) => {
+			// The stream breaks after its first events (their ids), once the server has restarted.
+			restartingProxy.takeNextCall(async ({ forward, res }) => {
+				const upstream = await forward();
+				res.writeHead(upstream.status, { 'content-type': 'text/event-stream' });
+				for await (const chunk of upstream.body!) {
+					res.write(chunk);
+					break;
+				}
+				await first.stop();
+				restarted = await startHttpServer('fault', { resumable: true }, first.port);
+				res.destroy();
+			});
+			return connection
+				.callTool('slow', { ms: 60_000 }, { timeoutMs: 30_000 })
+				.catch((error: unknown) => error);
+		});
+		expect(failure).toBeInstanceOf(UnansweredCallError);
+		expect(described(failure).text).toContain('its stream could not be resumed (HTTP 404)');
+		expect(restartingProxy.resumed).toHaveLength(1);
+		await pool.closeAll();
+		await restartingProxy.close();
+		await restarted?.stop();
+	});
 });
 
 describe('a response stream whose lines end in a bare CR, as SSE allows', () => {
