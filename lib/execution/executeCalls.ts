@@ -4,7 +4,14 @@ import { traceEntry, type TracePolicy } from '../trace/entries';
 import { mapConcurrently } from '../util/concurrency';
 import { withBinaryReferences } from './resultMessage';
 import { serverAskTrace } from './serverAsks';
-import { runToolCall, type CallContext, type CallOutcome, type CallStatus } from './runToolCall';
+import {
+	runToolCall,
+	unknownToolText,
+	type ArgumentCheck,
+	type CallContext,
+	type CallOutcome,
+	type CallStatus,
+} from './runToolCall';
 import type { ListingToolServer } from './toolServer';
 
 /**
@@ -64,11 +71,13 @@ export async function executePendingCalls(
 				)
 			: declined !== undefined
 				? notRunOutcome(call, 'declined', declined, 'a person declined the call')
-				: await runToolCall(
-						call,
-						async () => itemTool ?? (await findServerTool(call.name, context)),
-						context,
-					);
+				: !itemTool && conversation.tools.length > 0
+					? notOffered(call)
+					: await runToolCall(
+							call,
+							async () => itemTool ?? (await findServerTool(call.name, context)),
+							context,
+						);
 		const timing = { node: context.nodeName, round, startedAt };
 		const trace = callTrace(call, outcome, timing, {
 			server: context.serverLabel,
@@ -119,13 +128,29 @@ function notRunOutcome(
 	status: CallStatus,
 	text: string,
 	reason: string,
+	checkStatus: ArgumentCheck['status'] = 'unchecked',
 ): CallOutcome {
 	return {
 		status,
 		message: { role: 'tool', tool_call_id: call.id, name: call.name, content: text, isError: true },
-		check: { status: 'unchecked', arguments: call.arguments ?? call.rawArguments, reason },
+		check: { status: checkStatus, arguments: call.arguments ?? call.rawArguments, reason },
 		serverAsks: [],
 	};
+}
+
+/**
+ * A call of a tool the item's tools do not hold: the model was not offered it (List Tools left
+ * it out, or it made the name up), so it does not run, whatever server has a tool of that name.
+ * Only an item with no tools at all (calls built in the workflow) asks the server for its tool.
+ */
+function notOffered(call: PendingToolCall): CallOutcome {
+	return notRunOutcome(
+		call,
+		'unknownTool',
+		unknownToolText(call.name),
+		'the tool is not among the tools of the conversation',
+		'unknownTool',
+	);
 }
 
 /** Whether calls of these tools (undefined: not on the item, so nothing is known of it) may overlap. */

@@ -63,6 +63,10 @@ export interface CallContext {
 	redactor: Redactor;
 }
 
+/** What the model hears of a tool it was not offered, or that its server does not have. */
+export const unknownToolText = (name: string) =>
+	`Unknown tool '${name}'. The server was not called.`;
+
 /**
  * One pending call, start to end: arguments parsed in a guard and checked against the tool's
  * inputSchema BEFORE the server sees them; the result checked against its outputSchema.
@@ -100,7 +104,7 @@ export async function runToolCall(
 		return refuse(status, text, { status: 'unresolved', arguments: unchecked, reason: text });
 	}
 	if (!tool) {
-		return refuse('unknownTool', `Unknown tool '${call.name}'. The server was not called.`, {
+		return refuse('unknownTool', unknownToolText(call.name), {
 			status: 'unknownTool',
 			arguments: unchecked,
 		});

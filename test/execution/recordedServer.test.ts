@@ -194,8 +194,10 @@ describe('a recorded tool server', () => {
 
 	it('stops the run when the tools cannot be known from the recording, rather than tell the model the server is away', async () => {
 		const empty = new Recording([], 'Execute Tool Calls');
+		// An item without tools (calls built in the workflow) asks the server for the called tool.
 		const conversation: Conversation = {
 			...calling({}),
+			tools: [],
 			toolCalls: [{ id: 'call_1', name: 'nope', arguments: {}, rawArguments: '{}' }],
 		};
 		const drift = await executePendingCalls(

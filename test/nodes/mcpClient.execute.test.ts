@@ -315,6 +315,40 @@ describe('MCP Client: Execute Tool Calls', () => {
 		expect(after - before).toBe(1);
 	});
 
+	it('runs no call of a tool List Tools left out: the model was not offered it, whatever the server has', async () => {
+		const run = await mcp.runMcpChain(
+			[
+				mcp.mcpClientNode('List Tools', {
+					operation: 'listTools',
+					serverLabel: 'faults',
+					toolFilter: 'only',
+					includeTools: ['echo'],
+				}),
+				mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', serverLabel: 'faults' }),
+			],
+			{
+				credentials,
+				inputItems: [{ json: { toolCalls: [mcp.pendingCall('add', { a: 1, b: 2 })] } }],
+			},
+		);
+		const json = outputOf(run, 'Execute')[0].json as any;
+		expect(mcp.toolMessages(json)).toEqual([
+			expect.objectContaining({
+				content: "Unknown tool 'add'. The server was not called.",
+				isError: true,
+			}),
+		]);
+		expect(json.trace.map((entry: any) => entry.step)).toEqual([
+			'tools.list',
+			'arguments.validation',
+			'tools.call.result',
+		]);
+		expect(json.trace[1]).toMatchObject({
+			status: 'unknownTool',
+			reason: 'the tool is not among the tools of the conversation',
+		});
+	});
+
 	it('passes items without pending calls through unchanged', async () => {
 		const run = await mcp.runMcpChain([execute()], {
 			credentials,
