@@ -3,7 +3,11 @@ import type { ModelSettings } from '../dialects/types';
 
 /** The conversation has calls no tool has answered yet: the APIs refuse a turn after unanswered calls. */
 export class PendingCallsError extends Error {
-	constructor(readonly pending: string[]) {
+	/** `pending`: the tools called; `servers`: the labels of the servers whose executor they wait for. */
+	constructor(
+		readonly pending: string[],
+		readonly servers: string[] = [],
+	) {
 		super(`${pending.length} tool calls are still pending (${pending.join(', ')})`);
 	}
 }
@@ -39,7 +43,10 @@ export class ResultWithoutCallError extends Error {
 /** Throws when the model cannot be asked for a turn yet, before a request is built. */
 export function checkReadyForTurn(conversation: Conversation, settings: ModelSettings): void {
 	if (conversation.toolCalls.length > 0)
-		throw new PendingCallsError(conversation.toolCalls.map((call) => call.name));
+		throw new PendingCallsError(
+			conversation.toolCalls.map((call) => call.name),
+			serversOf(conversation),
+		);
 	const made = new Set<string>();
 	conversation.messages.forEach((message, index) => {
 		if (message.role === 'assistant')
@@ -58,4 +65,12 @@ export function checkReadyForTurn(conversation: Conversation, settings: ModelSet
 			conversation.tools.map((tool) => tool.name),
 		);
 	}
+}
+
+/** The labels of the servers whose tools the pending calls name, as the item's tools give them. */
+function serversOf(conversation: Conversation): string[] {
+	const labels = conversation.toolCalls.map(
+		(call) => conversation.tools.find((tool) => tool.name === call.name)?.server,
+	);
+	return [...new Set(labels.filter((label): label is string => typeof label === 'string'))];
 }

@@ -122,10 +122,10 @@ function nodeErrorOfTurn(
 		});
 	}
 	if (error instanceof PendingCallsError) {
+		const servers = error.servers.map((server) => `'${server}'`).join(', ');
 		return new NodeOperationError(node, error.message, {
 			itemIndex,
-			description:
-				'Run them with MCP Client (Execute Tool Calls) before the next model turn: the API refuses a turn with unanswered calls.',
+			description: `Run them with MCP Client (Execute Tool Calls) before the next model turn: the API refuses a turn with unanswered calls.${servers && ` An executor answers the calls of its own server's tools only (its Server Label, or else the name its server reports): these wait for ${servers}. Executors of several servers go one after another, not on parallel branches.`}`,
 		});
 	}
 	if (error instanceof UnknownToolChoiceError) {

@@ -557,6 +557,13 @@ describe('Tool Calling Model', () => {
 		};
 		const { run } = await runModel({ userMessage: 'go' }, [{ json: item }]);
 		expect(errorOf(run, 'Model')?.message).toBe('1 tool calls are still pending (add)');
+		// The executor the calls wait for is named by its server's label.
+		const listed = {
+			...item,
+			tools: [{ name: 'add', inputSchema: { type: 'object' }, server: 'calc' }],
+		};
+		const named = await runModel({ userMessage: 'go' }, [{ json: listed }]);
+		expect(errorOf(named.run, 'Model')?.description).toContain("these wait for 'calc'");
 	});
 
 	it('refuses an item without a conversation and without a user message', async () => {
