@@ -38,10 +38,18 @@ export function headerSecrets(headers: Record<string, string>): string[] {
 		const sent = value.trim();
 		const token = /^(proxy-)?authorization$/i.test(name)
 			? sent.replace(/^\S+\s+/, '')
-			: sent.match(TOKEN_SCHEME)?.[2];
+			: keyLike(sent.match(TOKEN_SCHEME)?.[2]);
 		const basic = /^basic\s/i.test(sent) && token ? basicCredentials(token) : [];
 		return [...new Set([value, sent, ...(token ? [token] : []), ...basic])];
 	});
+}
+
+/**
+ * A token after a scheme word in a header not meant for credentials, when it looks like one: a
+ * word of letters alone (`X-Client: Bot Support`) is a name, and hiding it would garble every text.
+ */
+function keyLike(token: string | undefined): string | undefined {
+	return token !== undefined && /[^A-Za-z]/.test(token) ? token : undefined;
 }
 
 /** `user:password` and the password, from the base64 of Basic credentials; none when it is not that. */

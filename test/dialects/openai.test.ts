@@ -543,6 +543,29 @@ describe('createStreamAssembler', () => {
 		]);
 	});
 
+	it('assembles one call whose later fragments each carry an id of their own but no name', () => {
+		const piece = (id: string, fn: Record<string, string>, finish: string | null = null) =>
+			chatChunk([
+				{
+					index: 0,
+					delta: { tool_calls: [{ index: 0, id, function: fn }] },
+					finish_reason: finish,
+				},
+			]);
+		const body = assemble([
+			piece('call_first', { name: 'echo', arguments: '' }),
+			piece('call_second', { arguments: '{"text":' }),
+			piece('call_third', { arguments: '"hi"}' }, 'tool_calls'),
+		]);
+		expect(body.choices?.[0].message?.tool_calls).toEqual([
+			{
+				id: 'call_first',
+				type: 'function',
+				function: { name: 'echo', arguments: '{"text":"hi"}' },
+			},
+		]);
+	});
+
 	it('keeps a fragment with id null or "" in the call before it when the index is left out', () => {
 		const body = assemble([
 			echoOpening,

@@ -115,6 +115,25 @@ describe('buildRequest', () => {
 		expect(output.call_id).toBe(call.call_id);
 	});
 
+	it('sends an echoed call with a long call_id under the id its output is sent with', () => {
+		const longId = `call_${'x'.repeat(70)}`;
+		const parsed = responsesDialect.parseResponse(
+			responsesBody([reasoning('gAAAA'), functionCall(longId, 'echo', '{}')]),
+			responsesToolNames(['echo']),
+		);
+		expect(parsed.message.vendorTurn).toBeDefined();
+		const { input } = request([
+			{ role: 'user', content: 'go' },
+			parsed.message,
+			{ role: 'tool', tool_call_id: longId, content: 'ok' },
+		]).body;
+		const items = input as Array<{ type?: string; call_id?: string }>;
+		const call = items.find((item) => item.type === 'function_call');
+		const output = items.find((item) => item.type === 'function_call_output');
+		expect(call?.call_id).toHaveLength(64);
+		expect(output?.call_id).toBe(call?.call_id);
+	});
+
 	it('asks for encrypted reasoning only when the dialect is made to', () => {
 		expect(request([]).body).not.toHaveProperty('include');
 		const dialect = createResponsesDialect({ encryptedReasoning: true });

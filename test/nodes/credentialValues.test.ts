@@ -82,6 +82,7 @@ describe('headerSecrets', () => {
 				'X-Authorization': 'Bearer tok-123456',
 				Authorization: `Basic ${basic}`,
 				'X-Team': 'Acme Robotics',
+				'X-Client': 'Bot Support',
 			}),
 		).toEqual([
 			'Bearer tok-123456',
@@ -91,6 +92,8 @@ describe('headerSecrets', () => {
 			'alice:pa55-word-123',
 			'pa55-word-123',
 			'Acme Robotics',
+			// A word of letters after a scheme word is a name, not a token: only the whole value counts.
+			'Bot Support',
 		]);
 	});
 

@@ -36,16 +36,17 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 	const byIndex = new Map<number, CallParts>();
 	let lastIndex = -1;
 
-	function callFor(index: unknown, id: string | undefined): CallParts {
+	function callFor(index: unknown, id: string | undefined, named: boolean): CallParts {
 		if (typeof index !== 'number') {
 			// Servers that leave out `index` send one call at a time: a new id starts the next call.
 			const known = id === undefined ? calls.at(-1) : calls.find((call) => call.id === id);
 			return known ?? started(lastIndex + 1);
 		}
 		const held = byIndex.get(index);
-		// Some servers number every call of a turn 0 (Ollama's /v1), each whole with its own id.
-		if (held && (id === undefined || held.id === undefined || held.id === id)) return held;
-		return started(index);
+		// Some servers number every call of a turn 0 (Ollama's /v1), each whole with its own id and
+		// name; others give each piece of one call an id of its own, and its name only once.
+		const another = named && id !== undefined && held?.id !== undefined && held.id !== id;
+		return held && !another ? held : started(index);
 	}
 
 	function started(index: number): CallParts {
@@ -59,7 +60,7 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 	function addCall(fragment: OpenAIToolCallDelta): void {
 		// Later fragments may say id null or "", which names no call.
 		const id = typeof fragment.id === 'string' && fragment.id !== '' ? fragment.id : undefined;
-		const call = callFor(fragment.index, id);
+		const call = callFor(fragment.index, id, Boolean(fragment.function?.name));
 		// id, type and name come whole on the first fragment; servers that repeat them are not doubled.
 		call.id ||= id;
 		call.type ||= fragment.type ?? undefined;

@@ -48,7 +48,7 @@ function toInputItems(
 				},
 			];
 		case 'assistant':
-			return echoedTurn(message, names) ?? rebuiltTurn(message, names, ids);
+			return echoedTurn(message, names, ids) ?? rebuiltTurn(message, names, ids);
 	}
 }
 
@@ -60,6 +60,7 @@ function toInputItems(
 function echoedTurn(
 	message: AssistantMessage,
 	names: ToolNameMap,
+	ids: ToolNameMap,
 ): ResponsesInputItem[] | undefined {
 	const turn = message.vendorTurn;
 	if (turn?.dialect !== 'openaiResponses' || !Array.isArray(turn.content)) return undefined;
@@ -67,14 +68,22 @@ function echoedTurn(
 	const agrees =
 		reading.content === message.content &&
 		canonicalJson(reading.assistantCalls) === canonicalJson(message.tool_calls ?? []);
-	return agrees ? (turn.content as ResponsesInputItem[]).map(echoedItem) : undefined;
+	return agrees
+		? (turn.content as ResponsesInputItem[]).map((item) => echoedItem(item, ids))
+		: undefined;
 }
 
-/** An item as it came, but a call's empty arguments sent as "{}", as a rebuilt call's are. */
-function echoedItem(item: ResponsesInputItem): ResponsesInputItem {
-	return 'type' in item && item.type === 'function_call' && typeof item.arguments === 'string'
-		? { ...item, arguments: historyArguments(item.arguments) }
-		: item;
+/**
+ * An item as it came, but a call's empty arguments sent as "{}", as a rebuilt call's are, and its
+ * call_id as its output gives it (shortened past what the API takes).
+ */
+function echoedItem(item: ResponsesInputItem, ids: ToolNameMap): ResponsesInputItem {
+	if (!('type' in item) || item.type !== 'function_call') return item;
+	return {
+		...item,
+		...(typeof item.call_id === 'string' && { call_id: ids.toVendor(item.call_id) }),
+		...(typeof item.arguments === 'string' && { arguments: historyArguments(item.arguments) }),
+	};
 }
 
 /** The neutral turn as input items; calls carry no item id (fc_…), which the neutral form does not hold. */
