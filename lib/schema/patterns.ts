@@ -3,59 +3,175 @@ import { isRecord } from '../json/value';
 import { reasonOf } from '../util/errorReason';
 import { mapSubschemas } from './keywords';
 
+/** What a group holds, read as far as the parser is. */
+interface GroupFrame {
+	start: number;
+	/** The atoms inside (at any depth) repeated without end (`a+`, `\d*`, `(ab){2,}`), unquantified. */
+	unbounded: string[];
+	/** The group's last atom, and whether a quantifier follows it. */
+	last?: { source: string; quantified: boolean };
+	/** The first atom of each alternative ('' for one still empty, '?' for one that may be left out). */
+	firsts: string[];
+}
+
 /**
- * Whether a repeated group holds a quantifier of its own (star height above 1, as `^(a+)+$` or
- * `(\d*,?){5}`): JavaScript's backtracking engine may try every way of splitting a value that does
- * not match between the two, which takes exponential time in the value's length.
+ * Whether a pattern may take exponential time to fail on a value chosen badly, as JavaScript's
+ * backtracking engine tries every way of splitting the value among a repeated group's parts: a
+ * group repeated more than once that holds a part repeated without end (`^(a+)+$`, `(\w+){10}`),
+ * unless a separator that part cannot match ends each round (`^([a-z0-9-]+\.)+[a-z]{2,}$`); or a
+ * group repeated without end whose alternatives can start alike (`^(a|aa)+$`, `(\w|\d)*`).
+ * Bounded counts (`(\d{1,3}\.){3}`, a UUID's `([0-9a-f]{4}-){3}`) run.
  */
-export function nestsQuantifiers(pattern: string): boolean {
-	// One entry per open group: whether something inside it is quantified.
-	const groups: boolean[] = [false];
+export function backtracksExponentially(pattern: string): boolean {
+	const groups: GroupFrame[] = [{ start: -1, unbounded: [], firsts: [''] }];
 	let index = 0;
 	while (index < pattern.length) {
+		const frame = groups[groups.length - 1];
 		const char = pattern[index];
 		if (char === '(') {
-			groups.push(false);
+			groups.push({ start: index, unbounded: [], firsts: [''] });
+			index = groupBodyStart(pattern, index);
+			continue;
+		}
+		if (char === '|') {
+			frame.firsts.push('');
+			frame.last = undefined;
 			index++;
 			continue;
 		}
 		let atomEnd = index + 1;
-		if (char === '\\') atomEnd = index + 2;
+		if (char === '\\') atomEnd = escapeEnd(pattern, index);
 		if (char === '[') atomEnd = classEnd(pattern, index);
-		if (char === ')' && groups.length > 1 && groups.pop()) {
-			if (quantifierAt(pattern, atomEnd)?.repeats) return true;
-			groups[groups.length - 1] = true;
+		let atom = pattern.slice(index, atomEnd);
+		let inner: GroupFrame | undefined;
+		if (char === ')' && groups.length > 1) {
+			inner = groups.pop()!;
+			atom = pattern.slice(inner.start, atomEnd);
 		}
 		const quantifier = quantifierAt(pattern, atomEnd);
-		if (quantifier) groups[groups.length - 1] = true;
+		if (inner && quantifier?.repeats && isAmbiguous(inner, quantifier.endless)) return true;
+		const parent = groups[groups.length - 1];
+		if (inner) parent.unbounded.push(...inner.unbounded);
+		if (quantifier?.endless) parent.unbounded.push(atom);
+		if (!/^[\^$]$/.test(atom)) {
+			parent.last = { source: atom, quantified: quantifier !== undefined };
+			const alternative = parent.firsts.length - 1;
+			if (parent.firsts[alternative] === '')
+				parent.firsts[alternative] = quantifier?.optional ? MAY_BE_EMPTY : atom;
+		}
 		index = quantifier?.end ?? atomEnd;
 	}
 	return false;
 }
 
+/** Whether a repeated group can split a value among its rounds in many ways. */
+function isAmbiguous(group: GroupFrame, endless: boolean): boolean {
+	if (group.unbounded.length > 0 && !endsEachRound(group)) return true;
+	return endless && group.firsts.length > 1 && alternativesOverlap(group.firsts);
+}
+
+/**
+ * Whether each round of the group ends with one character that none of its endless parts (single
+ * characters or classes) can match, so a value splits among the rounds one way only.
+ */
+function endsEachRound(group: GroupFrame): boolean {
+	const last = group.last;
+	if (!last || last.quantified || group.firsts.length > 1) return false;
+	if (group.unbounded.some((part) => part.startsWith('('))) return false;
+	const separator = matcherOf(last.source, '$');
+	if (!separator) return false;
+	const parts = group.unbounded.map((part) => matcherOf(part, ''));
+	return SAMPLE.every(
+		(char) =>
+			!separator.test(char) || parts.every((part) => part !== undefined && !part.test(char)),
+	);
+}
+
+/**
+ * Whether two alternatives can start with the same character. One that may be empty, or starts with
+ * a group, is taken to start like any other.
+ */
+function alternativesOverlap(firsts: string[]): boolean {
+	if (firsts.some((first) => first === '' || first === MAY_BE_EMPTY || first.startsWith('(')))
+		return true;
+	const starts = firsts.map((first) => matcherOf(first, ''));
+	if (starts.some((start) => start === undefined)) return true;
+	return SAMPLE.some((char) => starts.filter((start) => start!.test(char)).length > 1);
+}
+
+/** An alternative whose first atom may be left out (`a*b`, `c?d`). */
+const MAY_BE_EMPTY = '?';
+
+/** The characters an overlap is looked for among: printable ASCII, a line end, letters beyond ASCII. */
+const SAMPLE = [
+	...Array.from({ length: 95 }, (_, code) => String.fromCharCode(32 + code)),
+	'\n',
+	'\t',
+	'é',
+	'ж',
+];
+
+/** A test of one character against an atom's start (`end` '$': the atom as a whole). */
+function matcherOf(atom: string, end: string): RegExp | undefined {
+	for (const flags of ['u', '']) {
+		try {
+			return new RegExp(`^(?:${atom})${end}`, flags);
+		} catch {
+			// Tried without the unicode flag next, as the check itself does.
+		}
+	}
+	return undefined;
+}
+
+/** Where a group's body starts: past `(`, `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!` or `(?<name>`. */
+function groupBodyStart(pattern: string, index: number): number {
+	if (pattern[index + 1] !== '?') return index + 1;
+	const named = /^\(\?<[A-Za-z_$][\w$]*>/.exec(pattern.slice(index, index + 64));
+	if (named) return index + named[0].length;
+	return index + (pattern[index + 2] === '<' ? 4 : 3);
+}
+
+/** The index just past the escape at `index` (`\d`, `\u00e9`, `\u{1F600}`, `\x41`, `\p{L}`, `\cA`). */
+function escapeEnd(pattern: string, index: number): number {
+	const rest = pattern.slice(index, index + 16);
+	const long =
+		/^\\(?:u\{[0-9A-Fa-f]+\}|u[0-9A-Fa-f]{4}|x[0-9A-Fa-f]{2}|[pP]\{[^}]*\}|c[A-Za-z])/.exec(rest);
+	return index + (long ? long[0].length : 2);
+}
+
 /** Sticky: read where a quantifier may start, without copying the rest of the pattern. */
 const BRACES = /\{(\d+)(,(\d*))?\}/y;
 
-/** The quantifier at `index` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each maybe lazy), if one is there. */
+/**
+ * The quantifier at `index` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each maybe lazy), if one is
+ * there: whether it repeats (more than once), without end, and whether it may match none.
+ */
 function quantifierAt(
 	pattern: string,
 	index: number,
-): { repeats: boolean; end: number } | undefined {
+): { repeats: boolean; endless: boolean; optional: boolean; end: number } | undefined {
 	const char = pattern[index];
-	let repeats: boolean;
+	let least: number;
+	let most: number;
 	let end: number;
 	if (char === '*' || char === '+' || char === '?') {
-		repeats = char !== '?';
+		least = char === '+' ? 1 : 0;
+		most = char === '?' ? 1 : Infinity;
 		end = index + 1;
 	} else {
 		BRACES.lastIndex = index;
 		const braces = BRACES.exec(pattern);
 		if (!braces) return undefined;
-		const most = braces[2] === undefined ? Number(braces[1]) : Number(braces[3] || Infinity);
-		repeats = most > 1;
+		least = Number(braces[1]);
+		most = braces[2] === undefined ? least : Number(braces[3] || Infinity);
 		end = index + braces[0].length;
 	}
-	return { repeats, end: pattern[end] === '?' ? end + 1 : end };
+	return {
+		repeats: most > 1,
+		endless: most === Infinity,
+		optional: least === 0,
+		end: pattern[end] === '?' ? end + 1 : end,
+	};
 }
 
 /** The index just past the character class that opens at `index`. */
@@ -92,10 +208,10 @@ export function guardedRegExp(onLeftOut: (pattern: string, reason: string) => vo
  * escapes that other engines take are errors (Python's `\-`, `\@`, `\:`); or why it is not run.
  */
 function vettedPattern(pattern: string, flags: string): { regExp: RegExp } | { refusal: string } {
-	if (nestsQuantifiers(pattern))
+	if (backtracksExponentially(pattern))
 		return {
 			refusal:
-				'it repeats a group that holds a quantifier, which can take exponential time to match',
+				'it repeats a group that can match the same text in many ways, which can take exponential time to match',
 		};
 	try {
 		return { regExp: new RegExp(pattern, flags) };
