@@ -23,13 +23,6 @@ export interface UseOptions {
 	scope?: string;
 	/** How long starting the server may take, when this use starts it. */
 	connectTimeoutMs?: number;
-	/**
-	 * What the configuration is the present form of (a credential, by its id): a use with another
-	 * configuration of the same lineage in the same scope retires the one before (an edited
-	 * credential), closing its connection as soon as nobody uses it rather than after it idles out,
-	 * so an old server process neither runs on with a revoked key nor holds what its successor needs.
-	 */
-	lineage?: string;
 }
 
 interface Entry {
@@ -37,8 +30,6 @@ interface Entry {
 	users: number;
 	lastUsed: number;
 	idleTimer?: NodeJS.Timeout;
-	/** Replaced by another configuration of its lineage: closed once its last user is done. */
-	retired?: boolean;
 }
 
 /**
@@ -47,8 +38,6 @@ interface Entry {
  */
 export class ConnectionPool {
 	private readonly entries = new Map<string, Entry>();
-	/** Per scope and lineage, the key of its present configuration. */
-	private readonly lineages = new Map<string, string>();
 	/** Child processes of live stdio connections, for a synchronous kill when the process exits. */
 	private readonly pids = new Set<number>();
 
@@ -64,8 +53,6 @@ export class ConnectionPool {
 		options: UseOptions = {},
 	): Promise<T> {
 		const key = `${options.scope ?? ''}\n${configKey(config)}`;
-		if (options.lineage !== undefined)
-			this.follow(`${options.scope ?? ''}\n${options.lineage}`, key);
 		const entry = await this.acquire(key, config, options.connectTimeoutMs);
 		try {
 			return await work(await entry.connection);
@@ -88,17 +75,6 @@ export class ConnectionPool {
 	killProcesses(): void {
 		endProcessTreesNow([...this.pids], EXIT_GRACE_MS);
 		this.pids.clear();
-	}
-
-	/** The lineage's configuration is now `key`: the entry of the one before is retired. */
-	private follow(lineage: string, key: string): void {
-		const before = this.lineages.get(lineage);
-		this.lineages.set(lineage, key);
-		if (before === undefined || before === key) return;
-		const entry = this.entries.get(before);
-		if (!entry || !this.forget(before, entry)) return;
-		entry.retired = true;
-		if (entry.users === 0) void this.closeEntry(entry);
 	}
 
 	private async acquire(
@@ -150,9 +126,7 @@ export class ConnectionPool {
 	private release(key: string, entry: Entry): void {
 		entry.users--;
 		entry.lastUsed = Date.now();
-		if (entry.users > 0) return;
-		if (entry.retired) void this.closeEntry(entry);
-		if (this.entries.get(key) !== entry) return;
+		if (entry.users > 0 || this.entries.get(key) !== entry) return;
 		entry.idleTimer = setTimeout(() => {
 			if (entry.users === 0 && this.forget(key, entry)) void this.closeEntry(entry);
 		}, this.options.idleTimeoutMs);

@@ -99,33 +99,6 @@ describe('ConnectionPool', () => {
 		expect(pool.size).toBe(0);
 	});
 
-	it('ends the server of an edited credential once its replacement is used, not when it idles out', async () => {
-		const pool = poolWith({});
-		const before = faultStdio();
-		const edited = { ...before, env: { ...before.env, API_KEY: 'rotated-key-1' } };
-		const lineage = { scope: 'workflow 1', lineage: 'credential 7' };
-		const busyPid = await pool.use(
-			before,
-			async (connection) => {
-				// In use when the edit arrives: it ends once this use is done.
-				const newPid = await pool.use(edited, async (next) => next.pid!, lineage);
-				expect(isProcessAlive(connection.pid!)).toBe(true);
-				expect(newPid).not.toBe(connection.pid);
-				return connection.pid!;
-			},
-			lineage,
-		);
-		await waitUntil(() => !isProcessAlive(busyPid), 'the old server ended');
-		// Another credential in the same scope, or the same one in another scope, is left alone.
-		const other = await pool.use(before, async (connection) => connection.pid!, {
-			scope: 'workflow 1',
-			lineage: 'credential 8',
-		});
-		await pool.use(edited, async () => undefined, { scope: 'workflow 2', lineage: 'credential 8' });
-		expect(isProcessAlive(other)).toBe(true);
-		expect(pool.size).toBe(3);
-	});
-
 	it('closes a connection left idle, and reconnects on the next use', async () => {
 		const pool = poolWith({ idleTimeoutMs: 150 });
 		const config = faultStdio({ name: 'idle' });

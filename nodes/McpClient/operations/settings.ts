@@ -4,8 +4,7 @@ import type { ApprovalPolicy } from '../../../lib/execution/approval';
 import type { ParallelCalls } from '../../../lib/execution/executeCalls';
 import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
-import { itemParameter, savedNode } from '../../shared/parameters';
-import { CREDENTIAL_TYPES, type ConnectionType } from '../serverConfig';
+import { itemParameter } from '../../shared/parameters';
 
 export interface CallSettings {
 	timeoutMs: number;
@@ -117,21 +116,15 @@ export function requestLimitsOf(context: IExecuteFunctions): RequestLimits {
 	};
 }
 
-/**
- * How this execution uses the pool: in its scope, and a server that must start gets the node's
- * Timeout. The credential is the configuration's lineage: once edited, its old server is ended.
- */
+/** How this execution uses the pool: in its scope, and a server that must start gets the node's Timeout. */
 export function poolUseOf(context: IExecuteFunctions): UseOptions {
 	const options = itemParameter(context, 'options', 0, {}) as {
 		timeoutMs?: number;
 		shareServer?: boolean;
 	};
-	const connectionType = itemParameter(context, 'connectionType', 0, 'stdio') as ConnectionType;
-	const credential = savedNode(context).credentials?.[CREDENTIAL_TYPES[connectionType]];
 	return {
 		scope: poolScope(options.shareServer, context.getWorkflow().id),
 		connectTimeoutMs: options.timeoutMs ?? 60_000,
-		...(credential?.id && { lineage: `credential ${credential.id}` }),
 	};
 }
 
