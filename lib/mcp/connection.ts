@@ -233,26 +233,24 @@ export class McpConnection {
 		const cancel = () => end('cancelled');
 		options.signal?.addEventListener('abort', cancel, { once: true });
 		try {
-			const result = await this.guard(
-				() =>
-					this.connected.serverRequests.during(
-						options.elicitation ?? {},
-						() =>
-							this.connected.client.request(
-								{ method: 'tools/call', params: { name, arguments: args } },
-								CallToolResultSchema,
-								{
-									timeout: NO_SDK_TIMEOUT,
-									// A progress handler makes the SDK send a progressToken, which servers need to report progress.
-									onprogress: () => {
-										clearTimeout(wait);
-										wait = setTimeout(() => end('wait'), timerMs(options.timeoutMs));
-									},
-									signal: ending.signal,
+			const result = await this.guard(() =>
+				this.connected.serverRequests.during(
+					options.elicitation ?? {},
+					() =>
+						this.connected.client.request(
+							{ method: 'tools/call', params: { name, arguments: args } },
+							CallToolResultSchema,
+							{
+								timeout: NO_SDK_TIMEOUT,
+								// A progress handler makes the SDK send a progressToken, which servers need to report progress.
+								onprogress: () => {
+									clearTimeout(wait);
+									wait = setTimeout(() => end('wait'), timerMs(options.timeoutMs));
 								},
-							) as Promise<CallToolResult>,
-					),
-				ending.signal,
+								signal: ending.signal,
+							},
+						) as Promise<CallToolResult>,
+				),
 			);
 			checkSize(result, limit.bytes);
 			return result;
@@ -467,19 +465,19 @@ export class McpConnection {
 	 * A failure of the transport itself (not a JSON-RPC error the server sent) means this session is
 	 * gone. A session the server forgot (restarted, or expired it: 404) is replaced, as MCP asks, and
 	 * the request sent once more on the new one: the server never processed it, so even a tools/call
-	 * runs once. A request whose `ending` aborts (its timeout, its cancellation) waits no longer.
+	 * runs once.
 	 */
-	private async guard<T>(
-		request: () => Promise<T>,
-		ending?: AbortSignal,
-		resent = false,
-	): Promise<T> {
+	private async guard<T>(request: () => Promise<T>, resent = false): Promise<T> {
 		const connected = this.connected;
 		try {
 			return await request();
 		} catch (error) {
 			if (!resent && this.alive && isForgottenSession(error, connected)) {
-				if (await this.renewedFor(connected, ending)) return this.guard(request, ending, true);
+				const renewed = await this.renewSession(connected).then(
+					() => true,
+					() => false,
+				);
+				if (renewed) return this.guard(request, true);
 			}
 			// The SDK fails the pending requests of a closed transport with its own McpError, of the
 			// code -32000 that servers send too: that the connection (or the request's session,
@@ -492,25 +490,6 @@ export class McpConnection {
 			if (isSchemaError(error)) throw new MalformedResultError(zodSummary(error));
 			throw error;
 		}
-	}
-
-	/**
-	 * Whether the forgotten session was replaced. A request that ends first (its timeout, its
-	 * cancellation) stops waiting with its reason, as the SDK fails an aborted request; the renewal
-	 * goes on for the others that met the 404.
-	 */
-	private renewedFor(forgotten: ConnectedClient, ending?: AbortSignal): Promise<boolean> {
-		const renewed = this.renewSession(forgotten).then(
-			() => true,
-			() => false,
-		);
-		if (!ending) return renewed;
-		return new Promise<boolean>((resolve, reject) => {
-			const end = () => reject(ending.reason);
-			if (ending.aborted) return end();
-			ending.addEventListener('abort', end, { once: true });
-			void renewed.then(resolve).finally(() => ending.removeEventListener('abort', end));
-		});
 	}
 
 	/** Connects anew in place of the forgotten session; the tools are listed afresh after it. */

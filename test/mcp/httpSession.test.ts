@@ -1,9 +1,4 @@
-import {
-	CallCancelledError,
-	CallTimeoutError,
-	ConnectionPool,
-	type McpConnection,
-} from '../../lib/mcp';
+import { ConnectionPool, type McpConnection } from '../../lib/mcp';
 import type { HttpServerConfig } from '../../lib/mcp/config';
 import { describeCallFailure } from '../../lib/execution/failures';
 import { mcpProxy } from '../support/httpProxy';
@@ -79,47 +74,6 @@ describe('a Streamable HTTP session', () => {
 			expect(callStatus).toBe('serverError');
 			expect(text).toContain(`HTTP ${status}: slow down`);
 			expect(text).not.toContain('Could not reach');
-			await pool.closeAll();
-			await server.stop();
-		},
-	);
-});
-
-describe('a Streamable HTTP session being replaced', () => {
-	it.each([
-		['its timeout', () => ({ timeoutMs: 1_000 }), CallTimeoutError],
-		[
-			'its cancellation',
-			() => ({ timeoutMs: 30_000, signal: AbortSignal.timeout(1_000) }),
-			CallCancelledError,
-		],
-	])(
-		'ends a call that waits for it at %s; the new session serves the next call',
-		async (_, limits, failure) => {
-			const server = await startHttpServer('fault');
-			const proxy = await mcpProxy(server.url);
-			closers.push(proxy.close);
-			const config = configFor(proxy.url);
-			let letInitializeThrough!: () => void;
-			const held = new Promise<void>((resolve) => (letInitializeThrough = resolve));
-			const outcome = await pool.use(config, async (connection) => {
-				await countOf(connection);
-				// The server forgets the session at the next call, and takes its time to make a new one.
-				proxy.takeNextCall(({ res }) => {
-					proxy.takeNext('initialize', async ({ forward, relay }) => {
-						await held;
-						await relay(await forward());
-					});
-					res.writeHead(404, { 'Content-Type': 'text/plain' }).end('no such session');
-				});
-				const ended = await connection
-					.callTool('counter', {}, limits())
-					.catch((error: unknown) => error);
-				letInitializeThrough();
-				return { ended, next: await countOf(connection), alive: connection.isAlive };
-			});
-			expect(outcome.ended).toBeInstanceOf(failure);
-			expect(outcome).toMatchObject({ next: 2, alive: true });
 			await pool.closeAll();
 			await server.stop();
 		},

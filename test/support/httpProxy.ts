@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** The next request the proxy was told to take over, and the means to answer it. */
+/** The next tools/call the proxy was told to take over, and the means to answer it. */
 export interface TakenCall {
 	res: http.ServerResponse;
 	/** Sends the request on to the server; its response is not passed back yet. */
@@ -18,15 +18,13 @@ const FORWARDED_HEADERS = [
 	'last-event-id',
 ];
 
-type TakeOver = (call: TakenCall) => Promise<void> | void;
-
 /**
  * A proxy on loopback in front of an MCP server over HTTP. It passes every request on, except the
- * next request of a method it is told to take over: the test answers that one itself, as a
- * misbehaving server (or a proxy between) would.
+ * next tools/call it is told to take over: the test answers that one itself, as a misbehaving
+ * server (or a proxy between) would.
  */
 export async function mcpProxy(target: string) {
-	const takeOver = new Map<string, TakeOver>();
+	let takeOver: ((call: TakenCall) => Promise<void> | void) | undefined;
 	/** The streams a client asked to resume (a GET with Last-Event-ID). */
 	const resumed: string[] = [];
 	const server = http.createServer((req, res) => {
@@ -62,10 +60,9 @@ export async function mcpProxy(target: string) {
 			if (upstream.body) for await (const chunk of upstream.body) res.write(chunk);
 			res.end();
 		};
-		const method = [...takeOver.keys()].find((name) => body.includes(`"${name}"`));
-		if (method) {
-			const taken = takeOver.get(method)!;
-			takeOver.delete(method);
+		const taken = takeOver;
+		if (taken && body.includes('"tools/call"')) {
+			takeOver = undefined;
 			await taken({ res, forward, relay });
 			return;
 		}
@@ -76,12 +73,8 @@ export async function mcpProxy(target: string) {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
 		resumed,
 		/** The next tools/call is answered by `handler`. */
-		takeNextCall(handler: TakeOver) {
-			takeOver.set('tools/call', handler);
-		},
-		/** The next request of `method` is answered by `handler`. */
-		takeNext(method: string, handler: TakeOver) {
-			takeOver.set(method, handler);
+		takeNextCall(handler: (call: TakenCall) => Promise<void> | void) {
+			takeOver = handler;
 		},
 		close: () =>
 			new Promise<void>((resolve) => {
