@@ -39,6 +39,8 @@ export class HttpExchanges implements MessageReader {
 	readonly answers = new LocalAnswers();
 	/** By the id's text: a server may echo a numeric id as a string, which the SDK takes for the same. */
 	private readonly inFlight = new Map<string, InFlight>();
+	/** Per request whose stream is being resumed, the attempts that failed so far. */
+	private readonly resumeFailures = new Map<string, number>();
 	/** The last event ids of cancelled requests' streams, which the SDK would resume for nothing. */
 	private readonly stoppedStreams = new Set<string>();
 
@@ -62,10 +64,11 @@ export class HttpExchanges implements MessageReader {
 				response = await fetch(url, { ...init, signal: AbortSignal.any(signals) });
 			} catch (error) {
 				if (posted !== undefined) this.inFlight.delete(String(request));
-				else if (this.waitsOn(request, init)) return this.unresumed(request, reasonOf(error));
+				else if (this.lastResumeFailed(request, init, true))
+					return this.unresumed(request, reasonOf(error));
 				throw error;
 			}
-			if (posted === undefined && !response.ok && this.waitsOn(request, init)) {
+			if (posted === undefined && this.lastResumeFailed(request, init, resumeFails(response))) {
 				await response.body?.cancel();
 				return this.unresumed(request, `HTTP ${response.status}`);
 			}
@@ -244,9 +247,22 @@ export class HttpExchanges implements MessageReader {
 		exchange?.stop.abort();
 	}
 
-	/** The request is still waiting for its answer, in a session not closing. */
-	private waitsOn(request: RequestId, init?: RequestInit): boolean {
-		return this.inFlight.has(String(request)) && !init?.signal?.aborted;
+	/**
+	 * Whether a resumption of a request still waiting (in a session not closing) failed for the last
+	 * time: at once when the server can never resume it (it lost the session: 404), else after the
+	 * SDK's last attempt (a passing 503 or network failure is retried).
+	 */
+	private lastResumeFailed(
+		request: RequestId,
+		init: RequestInit | undefined,
+		failed: boolean | 'never',
+	): boolean {
+		const key = String(request);
+		if (!failed) this.resumeFailures.delete(key);
+		if (!failed || !this.inFlight.has(key) || init?.signal?.aborted) return false;
+		const failures = (this.resumeFailures.get(key) ?? 0) + 1;
+		this.resumeFailures.set(key, failures);
+		return failed === 'never' || failures >= RESUME_ATTEMPTS;
 	}
 
 	/**
@@ -256,6 +272,7 @@ export class HttpExchanges implements MessageReader {
 	 */
 	private unresumed(request: RequestId, why: string): Response {
 		this.inFlight.delete(String(request));
+		this.resumeFailures.delete(String(request));
 		const answer = this.answers.unanswered(request, `its stream could not be resumed (${why})`);
 		return new Response(eventOf(answer), {
 			status: 200,
@@ -275,6 +292,21 @@ export class HttpExchanges implements MessageReader {
 
 /** Cancelled requests whose streams the session remembers, so as not to resume them. */
 const MAX_STOPPED_STREAMS = 256;
+
+/** How many times the SDK tries to resume a stream (its reconnection `maxRetries`, set to this). */
+export const RESUME_ATTEMPTS = 2;
+
+/**
+ * Whether a resumption's answer failed it: 'never' when no later attempt can succeed (the server
+ * lost the session, or refuses the request), true when one may (5xx, 429), false for an answer to
+ * go on with (a stream, or a redirect the SDK follows).
+ */
+function resumeFails(response: Response): boolean | 'never' {
+	if (response.ok || (response.status >= 300 && response.status < 400)) return false;
+	return response.status >= 500 || response.status === 429 || response.status === 408
+		? true
+		: 'never';
+}
 
 /** Error answers are small: a larger body is not looked into. */
 const MAX_ERROR_BYTES = 64 * 1024;

@@ -17,7 +17,7 @@ import {
 import { recoverAuthorization } from './oauth/recovery';
 import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from '../http/outbound';
-import { HttpExchanges } from './httpExchanges';
+import { HttpExchanges, RESUME_ATTEMPTS } from './httpExchanges';
 import type { MessageReader } from './localAnswers';
 import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
 import { StderrTail } from './stderrTail';
@@ -104,7 +104,16 @@ function httpTransport(
 	const transport =
 		kind === 'sse'
 			? new SSEClientTransport(url, options)
-			: new StreamableHTTPClientTransport(url, options);
+			: new StreamableHTTPClientTransport(url, {
+					...options,
+					// The SDK's own delays; the attempts are counted by the reader, which ends the call after the last.
+					reconnectionOptions: {
+						initialReconnectionDelay: 1000,
+						maxReconnectionDelay: 30_000,
+						reconnectionDelayGrowFactor: 1.5,
+						maxRetries: RESUME_ATTEMPTS,
+					},
+				});
 	if (config.oauth) recoverAuthorization(transport, config.oauth);
 	// Set before the client connects, which calls it ahead of its own handler for every message.
 	transport.onmessage = (message) => reader.delivered(message);

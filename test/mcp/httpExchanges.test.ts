@@ -311,6 +311,23 @@ describe('a response stream the server can resume', () => {
 		await pool.closeAll();
 	});
 
+	it.each([
+		['a passing 503, retried as the SDK retries it', 503, { 'retry-after': '1' }],
+		["a redirect within the server's origin, followed", 307, { location: '/mcp/' }],
+	])('resumes a stream whose first resumption met %s', async (_what, status, headers) => {
+		const resumable = await startHttpServer('fault', { resumable: true });
+		const proxy = await mcpProxy(resumable.url);
+		proxy.answerNextResume(status, headers);
+		const result = await pool.use(config(proxy.url), (connection) =>
+			connection.callTool('answer_later', { ms: 300 }, { timeoutMs: 20_000 }),
+		);
+		expect(result.content).toEqual([{ type: 'text', text: 'answered after 300 ms' }]);
+		expect(proxy.resumed.length).toBeGreaterThanOrEqual(2);
+		await pool.closeAll();
+		await proxy.close();
+		await resumable.stop();
+	});
+
 	it('fails the call at once, not at its timeout, when the restarted server no longer knows the session (404)', async () => {
 		const first = await startHttpServer('fault', { resumable: true });
 		const restartingProxy = await mcpProxy(first.url);

@@ -27,9 +27,14 @@ export async function mcpProxy(target: string) {
 	let takeOver: ((call: TakenCall) => Promise<void> | void) | undefined;
 	/** The streams a client asked to resume (a GET with Last-Event-ID). */
 	const resumed: string[] = [];
+	let resumeAnswer: { status: number; headers: Record<string, string> } | undefined;
 	const server = http.createServer((req, res) => {
-		if (req.method === 'GET' && req.headers['last-event-id'] !== undefined)
+		if (req.method === 'GET' && req.headers['last-event-id'] !== undefined) {
 			resumed.push(String(req.headers['last-event-id']));
+			const answer = resumeAnswer;
+			resumeAnswer = undefined;
+			if (answer) return void res.writeHead(answer.status, answer.headers).end();
+		}
 		// A stream cut when the test ends its server ends the answer it was passing on.
 		handle(req, res).catch(() => res.destroy());
 	});
@@ -72,6 +77,10 @@ export async function mcpProxy(target: string) {
 	return {
 		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
 		resumed,
+		/** The next resumption (a GET with Last-Event-ID) is answered with this status, unforwarded. */
+		answerNextResume(status: number, headers: Record<string, string> = {}) {
+			resumeAnswer = { status, headers };
+		},
 		/** The next tools/call is answered by `handler`. */
 		takeNextCall(handler: (call: TakenCall) => Promise<void> | void) {
 			takeOver = handler;
