@@ -24,6 +24,7 @@ export function readConversation(json: Record<string, unknown>): Conversation {
 		}
 		conversation[list] = [...value];
 	}
+	conversation.messages = (conversation.messages as unknown[]).map(withTextIds);
 	(conversation.messages as unknown[]).forEach(checkMessage);
 	(conversation.tools as unknown[]).forEach(checkTool);
 	conversation.toolCalls = (conversation.toolCalls as unknown[]).map(pendingCall);
@@ -54,6 +55,26 @@ function pendingCall(call: unknown, index: number): unknown {
 			`${at} (${call.name}) needs an 'id', the text its answer names${call.id === undefined ? '' : `, but it is ${describeType(call.id)}`}`,
 		);
 	return call;
+}
+
+/**
+ * A message whose call ids came as numbers (a sheet, a Set field), with those ids as their text:
+ * its pending calls are read so, and their answers name them so.
+ */
+function withTextIds(message: unknown): unknown {
+	if (!isRecord(message)) return message;
+	if (message.role === 'tool' && typeof message.tool_call_id === 'number')
+		return { ...message, tool_call_id: String(message.tool_call_id) };
+	const calls = message.tool_calls;
+	const numbered = (call: unknown) => isRecord(call) && typeof call.id === 'number';
+	if (message.role !== 'assistant' || !Array.isArray(calls) || !calls.some(numbered))
+		return message;
+	return {
+		...message,
+		tool_calls: calls.map((call) =>
+			numbered(call) ? { ...(call as object), id: String((call as { id: number }).id) } : call,
+		),
+	};
 }
 
 function checkMessage(message: unknown, index: number): void {

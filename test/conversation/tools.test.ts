@@ -157,9 +157,22 @@ describe('readConversation', () => {
 		expect(() => readConversation(json)).toThrow(message);
 	});
 
-	it('reads a call id given as a number (a sheet, a Set field) as its text, which its answer names', () => {
+	it('reads a call id given as a number (a sheet, a Set field) as its text, wherever the call is named', () => {
 		const call = { id: 7, name: 'add', arguments: { a: 1 } };
-		expect(readConversation({ toolCalls: [call] }).toolCalls).toEqual([{ ...call, id: '7' }]);
+		const made = { id: 7, type: 'function', function: { name: 'add', arguments: '{"a":1}' } };
+		const read = readConversation({
+			messages: [
+				{ role: 'user', content: 'add' },
+				{ role: 'assistant', content: null, tool_calls: [made] },
+				{ role: 'tool', tool_call_id: 8, content: '2' },
+			],
+			toolCalls: [call],
+		});
+		expect(read.toolCalls).toEqual([{ ...call, id: '7' }]);
+		expect(read.messages.slice(1)).toEqual([
+			{ role: 'assistant', content: null, tool_calls: [{ ...made, id: '7' }] },
+			{ role: 'tool', tool_call_id: '8', content: '2' },
+		]);
 	});
 
 	it('reads rounds given as text (a sheet, a Set field) as the number', () => {
