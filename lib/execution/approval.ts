@@ -13,6 +13,7 @@ import {
 	callsOfServer,
 	executePendingCalls,
 	idsSharedByCalls,
+	wasNotOffered,
 	type CallsExecuted,
 	type ExecutionContext,
 } from './executeCalls';
@@ -70,7 +71,8 @@ export function approvalReason(
 
 /**
  * What the item is asked: each call of this server the policy holds, in call order. Calls that
- * share an id are not asked about: a decision could not say which it is for, and none of them runs.
+ * share an id are not asked about: a decision could not say which it is for, and none of them runs;
+ * nor are calls of tools the model was not offered, which never run.
  */
 export function approvalRequests(
 	conversation: Conversation,
@@ -80,7 +82,7 @@ export function approvalRequests(
 	if (policy.require === 'nothing') return [];
 	const sharedIds = idsSharedByCalls(conversation.toolCalls);
 	return callsOfServer(conversation, serverLabel).mine.flatMap(({ call, itemTool }) => {
-		if (sharedIds.has(call.id)) return [];
+		if (sharedIds.has(call.id) || wasNotOffered(conversation, itemTool)) return [];
 		const reason = approvalReason(policy, call, itemTool);
 		if (reason === undefined) return [];
 		return [

@@ -71,7 +71,7 @@ export async function executePendingCalls(
 				)
 			: declined !== undefined
 				? notRunOutcome(call, 'declined', declined, 'a person declined the call')
-				: !itemTool && conversation.tools.length > 0
+				: wasNotOffered(conversation, itemTool)
 					? notOffered(call)
 					: await runToolCall(
 							call,
@@ -136,6 +136,14 @@ function notRunOutcome(
 		check: { status: checkStatus, arguments: call.arguments ?? call.rawArguments, reason },
 		serverAsks: [],
 	};
+}
+
+/**
+ * Whether a call's tool is missing from the item's tools while the item has some: the model was not
+ * offered it, and the call never runs (nor is a person asked about it).
+ */
+export function wasNotOffered(conversation: Conversation, itemTool: Tool | undefined): boolean {
+	return !itemTool && conversation.tools.length > 0;
 }
 
 /**

@@ -127,11 +127,14 @@ function asNodeError(
 	if (error instanceof NodeApiError) return error;
 	if (error instanceof NodeOperationError) {
 		if (error.context.itemIndex !== undefined) return error;
-		// One error can fail several items (a listing they share): each gets its own, naming it.
-		return new NodeOperationError(context.getNode(), error.message, {
-			itemIndex,
-			description: error.description ?? undefined,
-		});
+		// One error can fail several items (a listing they share): each gets its own, naming it,
+		// with all the first holds (its cause, stack and level).
+		const copy = Object.create(
+			Object.getPrototypeOf(error),
+			Object.getOwnPropertyDescriptors(error),
+		) as NodeOperationError;
+		copy.context = { ...error.context, itemIndex };
+		return copy;
 	}
 	return new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }

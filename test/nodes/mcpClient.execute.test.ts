@@ -669,6 +669,25 @@ describe('MCP Client: a person approves risky tool calls', () => {
 		expect({ done: holds(0), held: holds(1) }).toEqual({ done: [[]], held: [['echo']] });
 	});
 
+	it('asks nobody about a call of a tool the model was not offered: it never runs', async () => {
+		const run = await mcp.runMcpChain(
+			[
+				mcp.mcpClientNode('List Tools', {
+					operation: 'listTools',
+					serverLabel: 'faults',
+					toolFilter: 'only',
+					includeTools: ['echo'],
+				}),
+				executeAt({ requireApproval: 'notReadOnly' }),
+			],
+			{ credentials, inputItems: [{ json: { toolCalls: [add] } }] },
+		);
+		expect(outputOf(run, 'Execute', 1)).toEqual([]);
+		expect(mcp.toolMessages(outputOf(run, 'Execute', 0)[0].json)).toEqual([
+			expect.objectContaining({ content: "Unknown tool 'add'. The server was not called." }),
+		]);
+	});
+
 	it('holds a listed tool by its name on the server, also when the item renamed it', async () => {
 		const renamed = { ...add, name: 'faults__add' };
 		const run = await mcp.runMcpChain(

@@ -294,7 +294,8 @@ describe('MCP Client: resources and prompts, paging and errors', () => {
 			credentials: paged(),
 			inputItems: [{ json: { uri: 'memo://notes/2' } }, { json: { uri: 'memo://notes/99' } }],
 		});
-		expect(errorOf(failed, 'Read')?.context.itemIndex).toBe(1);
+		const error = errorOf(failed, 'Read');
+		expect(error?.context.itemIndex).toBe(1);
 	});
 
 	it('says so when a server offers no resources or prompts', async () => {
