@@ -107,7 +107,7 @@ export class Recording {
 		args: Record<string, unknown>,
 	): RecordedAnswer {
 		const { round } = place;
-		const recordedId = this.recordedCallId(place, callId);
+		const recordedId = this.recordedCallId(place, callId, { name, arguments: args });
 		const sameCall = (entry: TraceEntry) => entry.callId === recordedId;
 		const called = this.entries.some(
 			(entry) => entry.step === 'tools.call.request' && entry.round === round && sameCall(entry),
@@ -137,11 +137,15 @@ export class Recording {
 
 	/**
 	 * The id the recording has for this run's call. A live model names its calls anew at every run,
-	 * so a call the recording does not know by its id is the one at the same place of the same turn:
-	 * the recorded turn's call at the position this run's turn gave it (its tool and arguments are
-	 * then checked as any call's).
+	 * so a call the recording does not know by its id is the recorded turn's call with the same tool
+	 * and arguments (the model may order them otherwise), else the one at the same place of the turn
+	 * (its tool and arguments are then checked as any call's).
 	 */
-	private recordedCallId(place: RunPlace, callId: string): string {
+	private recordedCallId(
+		place: RunPlace,
+		callId: string,
+		request: { name: string; arguments: Record<string, unknown> },
+	): string {
 		const known = this.entries.some(
 			(entry) =>
 				entry.step === 'tools.call.request' &&
@@ -152,8 +156,16 @@ export class Recording {
 		const isResponse = (entry: TraceEntry) =>
 			entry.step === 'model.response' && entry.round === place.round;
 		const position = callIdsOf(place.trace.findLast(isResponse)).indexOf(callId);
-		const recorded = this.entries.slice(0, this.endOfRound(place)).findLast(isResponse);
-		return (position >= 0 && callIdsOf(recorded)[position]) || callId;
+		const turn = callIdsOf(this.entries.slice(0, this.endOfRound(place)).findLast(isResponse));
+		const sent = this.redact(request);
+		const same = this.entries.find(
+			(entry) =>
+				entry.step === 'tools.call.request' &&
+				entry.round === place.round &&
+				turn.includes(String(entry.callId)) &&
+				firstDifference(entry.payload, sent) === undefined,
+		);
+		return same ? String(same.callId) : (position >= 0 && turn[position]) || callId;
 	}
 
 	/**

@@ -113,12 +113,12 @@ describe('a recorded tool server', () => {
 	});
 
 	it("answers a live model's calls, named anew, by their place in the turn the recording made", async () => {
-		const turn = (ids: string[]) =>
+		const turn = (ids: string[], names = ['add', 'slow']) =>
 			step({
 				step: 'model.response',
 				node: 'Model',
 				round: 1,
-				toolCalls: ids.map((id, index) => ({ id, name: ['add', 'slow'][index] })),
+				toolCalls: ids.map((id, index) => ({ id, name: names[index] })),
 			});
 		const withTurn = new Recording(
 			[turn(['call_1', 'call_2']), ...recordedEntries],
@@ -136,6 +136,17 @@ describe('a recorded tool server', () => {
 			expect.objectContaining({ tool_call_id: 'live_0', content: '5' }),
 			expect.objectContaining({ tool_call_id: 'live_1', isError: true }),
 		]);
+		// Asked in the other order, each call still gets the answer of its own recorded call.
+		const reordered = {
+			...live,
+			toolCalls: [...live.toolCalls].reverse(),
+			trace: [turn(['live_1', 'live_0'], ['slow', 'add'])],
+		};
+		const other = await executePendingCalls(
+			reordered,
+			contextOf(recordedToolServer(withTurn, { round: 1, trace: reordered.trace })),
+		);
+		expect(other.statuses).toEqual(['timeout', 'ok']);
 	});
 
 	it('stops the run, naming the step, when a call differs from the recorded one', async () => {
