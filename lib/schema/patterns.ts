@@ -8,7 +8,8 @@ interface GroupFrame {
 	start: number;
 	/** The atoms inside (at any depth) repeated without end (`a+`, `\d*`, `(ab){2,}`), unquantified. */
 	unbounded: string[];
-	/** The group's last atom, and whether a quantifier follows it. */
+	/** The group's first and last atoms, and whether a quantifier follows each. */
+	first?: { source: string; quantified: boolean };
 	last?: { source: string; quantified: boolean };
 	/** The first atom of each alternative ('' for one still empty, '?' for one that may be left out). */
 	firsts: string[];
@@ -55,6 +56,7 @@ export function backtracksExponentially(pattern: string): boolean {
 		if (quantifier?.endless) parent.unbounded.push(atom);
 		if (!/^[\^$]$/.test(atom)) {
 			parent.last = { source: atom, quantified: quantifier !== undefined };
+			parent.first ??= parent.last;
 			const alternative = parent.firsts.length - 1;
 			if (parent.firsts[alternative] === '')
 				parent.firsts[alternative] = quantifier?.optional ? MAY_BE_EMPTY : atom;
@@ -71,20 +73,23 @@ function isAmbiguous(group: GroupFrame, endless: boolean): boolean {
 }
 
 /**
- * Whether each round of the group ends with one character that none of its endless parts (single
- * characters or classes) can match, so a value splits among the rounds one way only.
+ * Whether each round of the group starts or ends with one character that none of its endless parts
+ * (single characters or classes) can match, so a value splits among the rounds one way only.
  */
 function endsEachRound(group: GroupFrame): boolean {
-	const last = group.last;
-	if (!last || last.quantified || group.firsts.length > 1) return false;
-	if (group.unbounded.some((part) => part.startsWith('('))) return false;
-	const separator = matcherOf(last.source, '$');
-	if (!separator) return false;
+	if (group.firsts.length > 1 || group.unbounded.some((part) => part.startsWith('('))) return false;
 	const parts = group.unbounded.map((part) => matcherOf(part, ''));
-	return SAMPLE.every(
-		(char) =>
-			!separator.test(char) || parts.every((part) => part !== undefined && !part.test(char)),
-	);
+	const separates = (atom: GroupFrame['last']) => {
+		const separator = atom && !atom.quantified ? matcherOf(atom.source, '$') : undefined;
+		return (
+			separator !== undefined &&
+			SAMPLE.every(
+				(char) =>
+					!separator.test(char) || parts.every((part) => part !== undefined && !part.test(char)),
+			)
+		);
+	};
+	return separates(group.first) || separates(group.last);
 }
 
 /**

@@ -17,6 +17,7 @@ describe('backtracksExponentially', () => {
 		'(a+|b)+',
 		'(?:a*b|a)+',
 		'^(\\w+\\s?)+$',
+		'^(?:a\\w+)*$',
 	])('finds a repeated group that can split a value in many ways in %s', (pattern) => {
 		expect(backtracksExponentially(pattern)).toBe(true);
 	});
@@ -41,6 +42,8 @@ describe('backtracksExponentially', () => {
 		'^([a-z0-9-]+\\.)+[a-z]{2,}$',
 		'^([a-z0-9]+-)*[a-z0-9]+$',
 		'^(?:[^,]+,)*[^,]+$',
+		'^I?\\d+[:|-]\\d+(?:;\\d+[:|-]\\d+)*$',
+		'^\\w+(?:,\\s*\\w+)*$',
 	])('runs %s, which splits a value one way only', (pattern) => {
 		expect(backtracksExponentially(pattern)).toBe(false);
 	});
