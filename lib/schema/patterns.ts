@@ -6,7 +6,7 @@ import { mapSubschemas } from './keywords';
 /** What a group holds, read as far as the parser is. */
 interface GroupFrame {
 	start: number;
-	/** The atoms inside (at any depth) repeated without end (`a+`, `\d*`, `(ab){2,}`), unquantified. */
+	/** The atoms inside (at any depth) repeated a varying number of times (`a+`, `\d*`, `\w{1,10}`), unquantified. */
 	unbounded: string[];
 	/** The group's first and last atoms, and whether a quantifier follows each. */
 	first?: { source: string; quantified: boolean };
@@ -18,10 +18,10 @@ interface GroupFrame {
 /**
  * Whether a pattern may take exponential time to fail on a value chosen badly, as JavaScript's
  * backtracking engine tries every way of splitting the value among a repeated group's parts: a
- * group repeated more than once that holds a part repeated without end (`^(a+)+$`, `(\w+){10}`),
- * unless a separator that part cannot match ends each round (`^([a-z0-9-]+\.)+[a-z]{2,}$`); or a
- * group repeated without end whose alternatives can start alike (`^(a|aa)+$`, `(\w|\d)*`).
- * Bounded counts (`(\d{1,3}\.){3}`, a UUID's `([0-9a-f]{4}-){3}`) run.
+ * group repeated more than once that holds a part repeated a varying number of times (`^(a+)+$`,
+ * `(\w{1,10}\s?){1,20}`), unless a separator that part cannot match starts or ends each round
+ * (`^([a-z0-9-]+\.)+[a-z]{2,}$`, `(\d{1,3}\.){3}`); or a repeated group whose alternatives can
+ * start alike (`^(a|aa)+$`, `(\w|\d)*`). Fixed counts (a UUID's `([0-9a-f]{4}-){3}`) run.
  */
 export function backtracksExponentially(pattern: string): boolean {
 	const groups: GroupFrame[] = [{ start: -1, unbounded: [], firsts: [''] }];
@@ -50,10 +50,10 @@ export function backtracksExponentially(pattern: string): boolean {
 			atom = pattern.slice(inner.start, atomEnd);
 		}
 		const quantifier = quantifierAt(pattern, atomEnd);
-		if (inner && quantifier?.repeats && isAmbiguous(inner, quantifier.endless)) return true;
+		if (inner && quantifier?.repeats && isAmbiguous(inner)) return true;
 		const parent = groups[groups.length - 1];
 		if (inner) parent.unbounded.push(...inner.unbounded);
-		if (quantifier?.endless) parent.unbounded.push(atom);
+		if (quantifier?.varies) parent.unbounded.push(atom);
 		if (!/^[\^$]$/.test(atom)) {
 			parent.last = { source: atom, quantified: quantifier !== undefined };
 			parent.first ??= parent.last;
@@ -67,13 +67,13 @@ export function backtracksExponentially(pattern: string): boolean {
 }
 
 /** Whether a repeated group can split a value among its rounds in many ways. */
-function isAmbiguous(group: GroupFrame, endless: boolean): boolean {
+function isAmbiguous(group: GroupFrame): boolean {
 	if (group.unbounded.length > 0 && !endsEachRound(group)) return true;
-	return endless && group.firsts.length > 1 && alternativesOverlap(group.firsts);
+	return group.firsts.length > 1 && alternativesOverlap(group.firsts);
 }
 
 /**
- * Whether each round of the group starts or ends with one character that none of its endless parts
+ * Whether each round of the group starts or ends with one character that none of its varying parts
  * (single characters or classes) can match, so a value splits among the rounds one way only.
  */
 function endsEachRound(group: GroupFrame): boolean {
@@ -81,8 +81,11 @@ function endsEachRound(group: GroupFrame): boolean {
 	const parts = group.unbounded.map((part) => matcherOf(part, ''));
 	const separates = (atom: GroupFrame['last']) => {
 		const separator = atom && !atom.quantified ? matcherOf(atom.source, '$') : undefined;
+		// A separator takes one character: a lookaround, a boundary or an empty group takes none.
 		return (
 			separator !== undefined &&
+			!separator.test('') &&
+			SAMPLE.some((char) => separator.test(char)) &&
 			SAMPLE.every(
 				(char) =>
 					!separator.test(char) || parts.every((part) => part !== undefined && !part.test(char)),
@@ -149,12 +152,13 @@ const BRACES = /\{(\d+)(,(\d*))?\}/y;
 
 /**
  * The quantifier at `index` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each maybe lazy), if one is
- * there: whether it repeats (more than once), without end, and whether it may match none.
+ * there: whether it repeats (more than once), whether a varying number of times, and whether it
+ * may match none.
  */
 function quantifierAt(
 	pattern: string,
 	index: number,
-): { repeats: boolean; endless: boolean; optional: boolean; end: number } | undefined {
+): { repeats: boolean; varies: boolean; optional: boolean; end: number } | undefined {
 	const char = pattern[index];
 	let least: number;
 	let most: number;
@@ -173,7 +177,7 @@ function quantifierAt(
 	}
 	return {
 		repeats: most > 1,
-		endless: most === Infinity,
+		varies: most > least,
 		optional: least === 0,
 		end: pattern[end] === '?' ? end + 1 : end,
 	};

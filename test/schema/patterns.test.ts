@@ -18,6 +18,13 @@ describe('backtracksExponentially', () => {
 		'(?:a*b|a)+',
 		'^(\\w+\\s?)+$',
 		'^(?:a\\w+)*$',
+		// Bounded counts vary a round's length as much, and a zero-width atom separates nothing.
+		'^(\\w{1,10}\\s?){1,20}$',
+		'^([a-z]{1,20}\\.?){1,10}$',
+		'(a|a){1,30}',
+		'^(\\w+(?!-))+$',
+		'^(\\w+\\B)+$',
+		'^(\\w+())+$',
 	])('finds a repeated group that can split a value in many ways in %s', (pattern) => {
 		expect(backtracksExponentially(pattern)).toBe(true);
 	});
