@@ -68,7 +68,10 @@ export class HttpExchanges implements MessageReader {
 					return this.unresumed(request, reasonOf(error));
 				throw error;
 			}
-			if (posted === undefined && this.lastResumeFailed(request, init, resumeFails(response))) {
+			if (
+				posted === undefined &&
+				this.lastResumeFailed(request, init, resumeFails(response, url))
+			) {
 				await response.body?.cancel();
 				return this.unresumed(request, `HTTP ${response.status}`);
 			}
@@ -255,11 +258,12 @@ export class HttpExchanges implements MessageReader {
 	private lastResumeFailed(
 		request: RequestId,
 		init: RequestInit | undefined,
-		failed: boolean | 'never',
+		failed: ResumeOutcome,
 	): boolean {
 		const key = String(request);
-		if (!failed) this.resumeFailures.delete(key);
-		if (!failed || !this.inFlight.has(key) || init?.signal?.aborted) return false;
+		if (failed === 'ok') this.resumeFailures.delete(key);
+		if (!failed || failed === 'ok' || !this.inFlight.has(key) || init?.signal?.aborted)
+			return false;
 		const failures = (this.resumeFailures.get(key) ?? 0) + 1;
 		this.resumeFailures.set(key, failures);
 		return failed === 'never' || failures >= RESUME_ATTEMPTS;
@@ -297,12 +301,20 @@ const MAX_STOPPED_STREAMS = 256;
 export const RESUME_ATTEMPTS = 2;
 
 /**
- * Whether a resumption's answer failed it: 'never' when no later attempt can succeed (the server
- * lost the session, or refuses the request), true when one may (5xx, 429), false for an answer to
- * go on with (a stream, or a redirect the SDK follows).
+ * What a resumption's answer says: 'ok' for its stream; false for a redirect within the server's
+ * origin, which the SDK follows (the followed request is counted in its turn); 'never' when no
+ * later attempt can succeed (the server lost the session, refuses the request, or sends it to
+ * another origin, where the SDK does not follow); true when one may (5xx, 429).
  */
-function resumeFails(response: Response): boolean | 'never' {
-	if (response.ok || (response.status >= 300 && response.status < 400)) return false;
+type ResumeOutcome = 'ok' | boolean | 'never';
+
+function resumeFails(response: Response, url: string | URL): ResumeOutcome {
+	if (response.ok) return 'ok';
+	if (response.status >= 300 && response.status < 400) {
+		const location = response.headers.get('location');
+		const within = location !== null && new URL(location, url).origin === new URL(url).origin;
+		return within ? false : 'never';
+	}
 	return response.status >= 500 || response.status === 429 || response.status === 408
 		? true
 		: 'never';

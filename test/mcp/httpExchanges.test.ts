@@ -328,6 +328,22 @@ describe('a response stream the server can resume', () => {
 		await resumable.stop();
 	});
 
+	it('fails the call at once when its resumption is sent to another origin, where the SDK does not follow', async () => {
+		const resumable = await startHttpServer('fault', { resumable: true });
+		const proxy = await mcpProxy(resumable.url);
+		proxy.answerNextResume(307, { location: 'http://localhost:9/mcp' });
+		const failure = await pool.use(config(proxy.url), (connection) =>
+			connection
+				.callTool('answer_later', { ms: 300 }, { timeoutMs: 30_000 })
+				.catch((error: unknown) => error),
+		);
+		expect(failure).toBeInstanceOf(UnansweredCallError);
+		expect(described(failure).text).toContain('its stream could not be resumed (HTTP 307)');
+		await pool.closeAll();
+		await proxy.close();
+		await resumable.stop();
+	});
+
 	it('fails the call at once, not at its timeout, when the restarted server no longer knows the session (404)', async () => {
 		const first = await startHttpServer('fault', { resumable: true });
 		const restartingProxy = await mcpProxy(first.url);
