@@ -46,10 +46,11 @@ export function headerSecrets(headers: Record<string, string>): string[] {
 
 /**
  * A token after a scheme word in a header not meant for credentials, when it looks like one: a
- * word of letters alone (`X-Client: Bot Support`) is a name, and hiding it would garble every text.
+ * short word of letters alone (`X-Client: Bot Support`) is a name, and hiding it would garble every
+ * text; a key has other characters, or is long.
  */
 function keyLike(token: string | undefined): string | undefined {
-	return token !== undefined && /[^A-Za-z]/.test(token) ? token : undefined;
+	return token !== undefined && (/[^A-Za-z]/.test(token) || token.length >= 16) ? token : undefined;
 }
 
 /** `user:password` and the password, from the base64 of Basic credentials; none when it is not that. */

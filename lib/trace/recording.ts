@@ -137,9 +137,9 @@ export class Recording {
 
 	/**
 	 * The id the recording has for this run's call. A live model names its calls anew at every run,
-	 * so a call the recording does not know by its id is the recorded turn's call with the same tool
-	 * and arguments (the model may order them otherwise), else the one at the same place of the turn
-	 * (its tool and arguments are then checked as any call's).
+	 * so a call the recording does not know by its id is the recorded turn's call at the same place
+	 * of the turn, unless another of its calls has the same tool and arguments and that one not (the
+	 * model may order its calls otherwise); its tool and arguments are then checked as any call's.
 	 */
 	private recordedCallId(
 		place: RunPlace,
@@ -158,14 +158,19 @@ export class Recording {
 		const position = callIdsOf(place.trace.findLast(isResponse)).indexOf(callId);
 		const turn = callIdsOf(this.entries.slice(0, this.endOfRound(place)).findLast(isResponse));
 		const sent = this.redact(request);
-		const same = this.entries.find(
-			(entry) =>
-				entry.step === 'tools.call.request' &&
-				entry.round === place.round &&
-				turn.includes(String(entry.callId)) &&
-				firstDifference(entry.payload, sent) === undefined,
-		);
-		return same ? String(same.callId) : (position >= 0 && turn[position]) || callId;
+		const same = this.entries
+			.filter(
+				(entry) =>
+					entry.step === 'tools.call.request' &&
+					entry.round === place.round &&
+					turn.includes(String(entry.callId)) &&
+					firstDifference(entry.payload, sent) === undefined,
+			)
+			.map((entry) => String(entry.callId));
+		const atPlace = position >= 0 ? turn[position] : undefined;
+		// Of calls alike (the same tool and arguments twice), each takes the one at its own place.
+		if (atPlace !== undefined && (same.length === 0 || same.includes(atPlace))) return atPlace;
+		return same[0] ?? callId;
 	}
 
 	/**

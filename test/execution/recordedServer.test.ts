@@ -149,6 +149,41 @@ describe('a recorded tool server', () => {
 		expect(other.statuses).toEqual(['timeout', 'ok']);
 	});
 
+	it('answers each of two calls alike (the same tool and arguments) with its own recorded answer', () => {
+		const dice = (ids: string[]) =>
+			step({
+				step: 'model.response',
+				node: 'Model',
+				round: 1,
+				toolCalls: ids.map((id) => ({ id, name: 'roll_dice' })),
+			});
+		const roll = (callId: string, text: string) => [
+			step({
+				step: 'tools.call.request',
+				round: 1,
+				callId,
+				payload: { name: 'roll_dice', arguments: {} },
+			}),
+			step({
+				step: 'tools.call.result',
+				round: 1,
+				callId,
+				status: 'ok',
+				payload: { content: [{ type: 'text', text }] },
+			}),
+		];
+		const recording = new Recording(
+			[dice(['call_1', 'call_2']), ...roll('call_1', '3'), ...roll('call_2', '5')],
+			'Execute Tool Calls',
+		);
+		const place = { round: 1, trace: [dice(['live_0', 'live_1'])] };
+		const texts = ['live_0', 'live_1'].map((id) => {
+			const answer = recording.toolAnswer(place, id, 'roll_dice', {});
+			return 'result' in answer ? answer.result.content : answer;
+		});
+		expect(texts).toEqual([[{ type: 'text', text: '3' }], [{ type: 'text', text: '5' }]]);
+	});
+
 	it('stops the run, naming the step, when a call differs from the recorded one', async () => {
 		const drift = await execute(calling({ a: 2, b: 4 })).catch((error: unknown) => error);
 		expect(drift).toBeInstanceOf(ReplayDriftError);

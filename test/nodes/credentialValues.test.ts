@@ -83,6 +83,7 @@ describe('headerSecrets', () => {
 				Authorization: `Basic ${basic}`,
 				'X-Team': 'Acme Robotics',
 				'X-Client': 'Bot Support',
+				'X-Api-Key': 'Key qHTxbWkRmZpLsaDfGhJkLzXcVbNmQwEr',
 			}),
 		).toEqual([
 			'Bearer tok-123456',
@@ -94,6 +95,8 @@ describe('headerSecrets', () => {
 			'Acme Robotics',
 			// A word of letters after a scheme word is a name, not a token: only the whole value counts.
 			'Bot Support',
+			'Key qHTxbWkRmZpLsaDfGhJkLzXcVbNmQwEr',
+			'qHTxbWkRmZpLsaDfGhJkLzXcVbNmQwEr',
 		]);
 	});
 
