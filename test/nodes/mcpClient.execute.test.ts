@@ -8,6 +8,13 @@ import { faultStdio, isProcessAlive } from '../support/servers';
 mcp.stopServersAfterAll();
 
 const credentials = mcp.faultCredentials();
+/** List Tools offering the model echo alone of the fault server's tools. */
+const listEchoOnly = mcp.mcpClientNode('List Tools', {
+	operation: 'listTools',
+	serverLabel: 'faults',
+	toolFilter: 'only',
+	includeTools: ['echo'],
+});
 const listTools = mcp.mcpClientNode('List Tools', { operation: 'listTools' });
 const execute = (options: Record<string, unknown> = {}, extra = {}) =>
 	mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', options }, extra);
@@ -318,12 +325,7 @@ describe('MCP Client: Execute Tool Calls', () => {
 	it('runs no call of a tool List Tools left out: the model was not offered it, whatever the server has', async () => {
 		const run = await mcp.runMcpChain(
 			[
-				mcp.mcpClientNode('List Tools', {
-					operation: 'listTools',
-					serverLabel: 'faults',
-					toolFilter: 'only',
-					includeTools: ['echo'],
-				}),
+				listEchoOnly,
 				mcp.mcpClientNode('Execute', { operation: 'executeToolCalls', serverLabel: 'faults' }),
 			],
 			{
@@ -671,15 +673,7 @@ describe('MCP Client: a person approves risky tool calls', () => {
 
 	it('asks nobody about a call of a tool the model was not offered: it never runs', async () => {
 		const run = await mcp.runMcpChain(
-			[
-				mcp.mcpClientNode('List Tools', {
-					operation: 'listTools',
-					serverLabel: 'faults',
-					toolFilter: 'only',
-					includeTools: ['echo'],
-				}),
-				executeAt({ requireApproval: 'notReadOnly' }),
-			],
+			[listEchoOnly, executeAt({ requireApproval: 'notReadOnly' })],
 			{ credentials, inputItems: [{ json: { toolCalls: [add] } }] },
 		);
 		expect(outputOf(run, 'Execute', 1)).toEqual([]);
