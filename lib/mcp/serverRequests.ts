@@ -9,6 +9,8 @@ import {
 	type ElicitRequestFormParams,
 	type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchema } from '../conversation/types';
+import { SchemaValidator } from '../schema/validator';
 
 export type { ElicitRequestFormParams, ElicitResult };
 
@@ -105,6 +107,12 @@ export class ServerRequests {
 					`The answer is not one an elicitation result may be (${issue.path.join('.') || 'the answer'}: ${issue.message}); the server was told the request was cancelled`,
 				);
 			}
+			const unfit =
+				answer.action === 'accept' && formIssues(params.requestedSchema, answer.content);
+			if (unfit)
+				throw new Error(
+					`The answer does not fill in the form the server asked for (${unfit}); the server was told the request was cancelled`,
+				);
 		} catch (failure) {
 			error = (failure as Error).message;
 			answer = { action: 'cancel' };
@@ -138,6 +146,22 @@ async function answerFor(
 }
 
 type RequestedSchema = ElicitRequestFormParams['requestedSchema'];
+
+/** The forms' schemas, compiled once each. */
+const forms = new SchemaValidator();
+
+/**
+ * Where accepted content breaks the form it answers (a required field missing, text for a number,
+ * a value the field does not offer), as one line; undefined when it fits. A server checks it too,
+ * and fails its tool when it does not fit.
+ */
+function formIssues(schema: RequestedSchema, content: ElicitResult['content']): string | undefined {
+	const check = forms.check(schema as JsonSchema, content ?? {});
+	if (check.status !== 'invalid') return undefined;
+	return check.issues
+		.map((issue) => `${issue.instancePath.slice(1) || 'the form'} ${issue.message}`)
+		.join('; ');
+}
 
 /**
  * An accepted answer with the schema's defaults where it leaves fields out (SEP-1034; the SDK would

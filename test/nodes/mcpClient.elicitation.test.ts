@@ -116,18 +116,34 @@ describe('MCP Client: when the server asks for input', () => {
 		});
 	});
 
-	it("reads the server's text exactly, braces and quotes included", async () => {
-		const message = 'Fill {{ this }} in: "name" }} {';
-		const { result } = await ask(
+	it.each(['Fill {{ this }} in: "name" }} {', "Pay $$5, type $' or $& here"])(
+		"reads the server's text exactly, braces, quotes and dollars included: %s",
+		async (message) => {
+			const { result } = await ask(
+				execute({
+					elicitation: 'answer',
+					elicitationAnswer: '={{ { name: $elicitation.message } }}',
+				}),
+				'ask',
+				{},
+				{ message },
+			);
+			expect(JSON.parse(result).content.name).toBe(message);
+		},
+	);
+
+	it('cancels an answer that does not fill in the form, telling the model where it breaks', async () => {
+		const { result, notes, asked } = await ask(
 			execute({
 				elicitation: 'answer',
-				elicitationAnswer: '={{ { name: $elicitation.message } }}',
+				elicitationAnswer: '={{ { name: "Ada", count: "four", color: "blue" } }}',
 			}),
-			'ask',
-			{},
-			{ message },
 		);
-		expect(JSON.parse(result).content.name).toBe(message);
+		expect(JSON.parse(result)).toEqual({ action: 'cancel' });
+		expect(asked[0].error).toBe(
+			'The answer does not fill in the form the server asked for (count must be integer; color must be one of ["red","green"]); the server was told the request was cancelled',
+		);
+		expect(notes.join('\n')).toContain('does not fill in the form');
 	});
 
 	it('a fixed JSON answer is the content', async () => {

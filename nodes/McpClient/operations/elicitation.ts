@@ -67,7 +67,9 @@ export function elicitationOf(context: IExecuteFunctions, itemIndex: number): El
 		mode,
 		answer: (request) => {
 			if (typeof raw !== 'string' || !raw.startsWith('=')) return elicitResultFrom(raw);
-			const expression = raw.slice(1).replace(REQUEST_VARIABLE, requestLiteral(request));
+			// A function, not a text: `$$` or `$'` in the server's words are no replacement patterns.
+			const literal = requestLiteral(request);
+			const expression = raw.slice(1).replace(REQUEST_VARIABLE, () => literal);
 			return elicitResultFrom(context.evaluateExpression(expression, itemIndex));
 		},
 	};
