@@ -15,7 +15,7 @@ import {
 	type HttpResponse,
 	type HttpSend,
 } from './http';
-import { retryDelayMs, shouldRetry } from './retry';
+import { askedTooLongMs, retryDelayMs, shouldRetry } from './retry';
 
 /** How one model API call is made: the HTTP sender, its timeout, retries and cancellation. */
 export interface ModelCallOptions {
@@ -97,9 +97,16 @@ export async function callModel<TRequest, TResponse, TChunk>(
 		{ endpoint, secrets },
 		options,
 		(response, timer) =>
-			// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it whole.
+			// A server that ignores `stream` (or a proxy's error page) answers with one JSON body: read it
+			// whole, and, asked for a stream, timed piece by piece as one (Gemini's events as one array).
 			!call.stream || /^application\/json\b/i.test(headerOf(response, 'content-type') ?? '')
-				? jsonBody(response, dialect, secrets).then((body) => ({
+				? jsonBody(
+						call.stream
+							? { ...response, body: restarting(response.body, () => timer.restart()) }
+							: response,
+						dialect,
+						secrets,
+					).then((body) => ({
 						response: (call.stream && Array.isArray(body)
 							? foldedEvents(body, response.status, dialect, secrets)
 							: body) as TResponse,
@@ -263,11 +270,16 @@ async function send<T>(
 				return { result: await read(response, timer), attempts };
 			const body = parseBody(await readText(response.body).catch(() => ''));
 			timer.stop();
-			if (attempt < options.maxRetries && shouldRetry(response)) {
-				await sleep(retryDelayMs(attempt + 1, response), options.signal);
+			const tooLong = askedTooLongMs(response, body);
+			if (attempt < options.maxRetries && shouldRetry(response) && tooLong === undefined) {
+				await sleep(retryDelayMs(attempt + 1, response, Date.now(), body), options.signal);
 				continue;
 			}
-			throw httpError(body, response.status, dialect, secrets);
+			const error = httpError(body, response.status, dialect, secrets);
+			// Retried sooner, it would only be refused again.
+			if (tooLong !== undefined)
+				error.message += ` (the API asked to wait ${Math.ceil(tooLong / 1000)} s before trying again, longer than a call is retried for)`;
+			throw error;
 		} catch (error) {
 			timer.stop();
 			// The timer's own error (a timeout, a cancel) is judged below; any other ends the call.

@@ -272,6 +272,34 @@ describe("a stream's events sent as one JSON array (Gemini without alt=sse)", ()
 		expect(JSON.stringify(fromArray.response)).toContain('Hello');
 	});
 
+	it('are timed as a stream is: the Timeout bounds the wait for each next piece, not the whole answer', async () => {
+		const text = JSON.stringify([
+			geminiEvent('a'),
+			geminiEvent('b'),
+			geminiEvent('c', { finishReason: 'STOP' }),
+		]);
+		const pieces = text.match(/[\s\S]{1,40}/g)!;
+		const steady = await serve((_req, res) => {
+			res.writeHead(200, { 'content-type': 'application/json' });
+			let next = 0;
+			const writer = setInterval(() => {
+				if (res.destroyed || next === pieces.length) {
+					clearInterval(writer);
+					res.end();
+				} else res.write(pieces[next++]);
+			}, 150);
+		});
+		// Longer in all than the Timeout, never so long between pieces.
+		expect(pieces.length * 150).toBeGreaterThan(1_000);
+		const exchange = await call(
+			steady.url,
+			{ timeoutMs: 600, maxRetries: 1 },
+			{ dialect: 'gemini', stream: true },
+		);
+		expect(JSON.stringify(exchange.response)).toContain('abc');
+		expect(steady.requests).toBe(1);
+	});
+
 	it("fail the call with the vendor's error when one is an error", async () => {
 		const server = await servedArray([
 			geminiEvent('Hel'),
@@ -327,5 +355,49 @@ describe('a broken answer', () => {
 			expect(delay).toBeLessThanOrEqual(500);
 		}
 		expect(retryDelayMs(1, { status: 429, headers: { 'retry-after': '2' }, body: [] })).toBe(2_000);
+	});
+});
+
+describe('the wait a rate limit asks for', () => {
+	const limited = (headers: Record<string, string>, body: object) =>
+		serve((_req, res) => {
+			if (limited.count++ === 0) {
+				res.writeHead(429, { 'content-type': 'application/json', ...headers });
+				res.end(JSON.stringify(body));
+			} else res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+		});
+	limited.count = 0;
+	beforeEach(() => {
+		limited.count = 0;
+	});
+
+	it("is read from Gemini's RetryInfo in the error body, where no header gives it", async () => {
+		const gemini = await limited(
+			{},
+			{
+				error: {
+					code: 429,
+					message: 'Resource has been exhausted.',
+					status: 'RESOURCE_EXHAUSTED',
+					details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' }],
+				},
+			},
+		);
+		const started = Date.now();
+		const exchange = await call(gemini.url, { maxRetries: 1 }, { dialect: 'gemini' });
+		expect(exchange.attempts.map((attempt) => attempt.status)).toEqual([429, 200]);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+	});
+
+	it('fails the call at once, saying so, when it is longer than a call is retried for', async () => {
+		const overloaded = await limited(
+			{ 'retry-after': '120' },
+			{ error: { message: 'Rate limit reached', type: 'requests' } },
+		);
+		const failure = await failureOf(call(overloaded.url, { maxRetries: 2 }));
+		expect(failure.message).toBe(
+			'Rate limit reached (the API asked to wait 120 s before trying again, longer than a call is retried for)',
+		);
+		expect(overloaded.requests).toBe(1);
 	});
 });
