@@ -49,12 +49,12 @@ function pendingCall(call: unknown, index: number): unknown {
 		throw new ConversationError(
 			`${at} must be an object with the tool's name, but it is ${describeType(call)}`,
 		);
-	if (typeof call.id === 'number') return { ...call, id: String(call.id) };
-	if (typeof call.id !== 'string' || call.id === '')
+	const read = withTextId(call, 'id');
+	if (typeof read.id !== 'string' || read.id === '')
 		throw new ConversationError(
 			`${at} (${call.name}) needs an 'id', the text its answer names${call.id === undefined ? '' : `, but it is ${describeType(call.id)}`}`,
 		);
-	return call;
+	return read;
 }
 
 /**
@@ -63,18 +63,21 @@ function pendingCall(call: unknown, index: number): unknown {
  */
 function withTextIds(message: unknown): unknown {
 	if (!isRecord(message)) return message;
-	if (message.role === 'tool' && typeof message.tool_call_id === 'number')
-		return { ...message, tool_call_id: String(message.tool_call_id) };
+	if (message.role === 'tool') return withTextId(message, 'tool_call_id');
 	const calls = message.tool_calls;
 	const numbered = (call: unknown) => isRecord(call) && typeof call.id === 'number';
+	// Unchanged messages stay the same objects, which n8n's storage then writes once.
 	if (message.role !== 'assistant' || !Array.isArray(calls) || !calls.some(numbered))
 		return message;
 	return {
 		...message,
-		tool_calls: calls.map((call) =>
-			numbered(call) ? { ...(call as object), id: String((call as { id: number }).id) } : call,
-		),
+		tool_calls: calls.map((call) => (isRecord(call) ? withTextId(call, 'id') : call)),
 	};
+}
+
+/** The record with its id under `key` as text when it came as a number; else the record itself. */
+function withTextId(record: Record<string, unknown>, key: string): Record<string, unknown> {
+	return typeof record[key] === 'number' ? { ...record, [key]: String(record[key]) } : record;
 }
 
 function checkMessage(message: unknown, index: number): void {
