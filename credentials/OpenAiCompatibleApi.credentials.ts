@@ -13,8 +13,9 @@ export class OpenAiCompatibleApi implements ICredentialType {
 	properties: INodeProperties[] = modelApiProperties({
 		defaultBaseUrl: 'https://api.openai.com/v1',
 		baseUrlDescription:
-			'Where the API lives (Chat Completions and Responses). Ollama: http://localhost:11434/v1; LM Studio: http://localhost:1234/v1; vLLM: http://HOST:8000/v1; OpenRouter: https://openrouter.ai/api/v1.',
-		apiKeyDescription: 'Sent as a bearer token. Leave empty for local servers that need none.',
+			'Where the API lives (Chat Completions and Responses). Ollama: http://localhost:11434/v1; LM Studio: http://localhost:1234/v1; vLLM: http://HOST:8000/v1; OpenRouter: https://openrouter.ai/api/v1. Azure OpenAI: https://RES.openai.azure.com/openai/v1, or a deployment with its version, https://RES.openai.azure.com/openai/deployments/NAME?api-version=2024-10-21, the key as an extra header api-key.',
+		apiKeyDescription:
+			'Sent as a bearer token. Leave empty for local servers that need none, or when an extra header carries the key (Azure OpenAI: api-key).',
 		vendorFields: [
 			{
 				displayName: 'Organization ID',

@@ -1,4 +1,5 @@
 import type { Dialect, EndpointConfig } from '../dialects/types';
+import { querySecrets } from '../dialects/url';
 import { headerSecrets } from '../http/headerSecrets';
 import { EgressRefused, InvalidRedirect } from '../http/outbound';
 import { excerpt } from '../json/value';
@@ -56,7 +57,11 @@ const PLACEHOLDER_KEYS = new Set(['ollama', 'lm-studio', 'sk-no-key-required']);
 /** The values that must never appear in an output, a trace or an error. */
 export function endpointSecrets(endpoint: EndpointConfig): string[] {
 	const key = endpoint.apiKey ?? '';
-	return [PLACEHOLDER_KEYS.has(key) ? '' : key, ...headerSecrets(endpoint.headers)];
+	return [
+		PLACEHOLDER_KEYS.has(key) ? '' : key,
+		...headerSecrets(endpoint.headers),
+		...querySecrets(endpoint.baseUrl),
+	];
 }
 
 /**
@@ -251,9 +256,10 @@ async function send<T>(
 	read: (response: HttpResponse, timer: AttemptTimer) => Promise<T>,
 ): Promise<{ result: T; attempts: Attempt[] }> {
 	const attempts: Attempt[] = [];
+	const where = redact(endpoint.baseUrl, secrets);
 	for (let attempt = 0; ; attempt++) {
 		const started = Date.now();
-		const timer = new AttemptTimer(options, endpoint);
+		const timer = new AttemptTimer(options, where);
 		let response: HttpResponse | undefined;
 		try {
 			response = withCappedBody(await options.send({ ...request, signal: timer.signal }));
@@ -353,7 +359,8 @@ class AttemptTimer {
 
 	constructor(
 		private readonly options: ModelCallOptions,
-		private readonly endpoint: EndpointConfig,
+		/** The Base URL, secrets hidden. */
+		private readonly baseUrl: string,
 	) {
 		if (options.signal?.aborted) this.onCancel();
 		options.signal?.addEventListener('abort', this.onCancel, { once: true });
@@ -370,7 +377,7 @@ class AttemptTimer {
 		this.timeout = setTimeout(() => {
 			this.abort(
 				new ModelApiError(
-					`The model API at ${this.endpoint.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
+					`The model API at ${this.baseUrl} did not answer within ${this.options.timeoutMs} ms`,
 					'timeout',
 				),
 			);

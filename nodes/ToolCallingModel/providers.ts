@@ -69,7 +69,7 @@ export function endpointFromCredentials(
 	credentials: ICredentialDataDecryptedObject,
 ): EndpointConfig {
 	const text = (key: string) => String(credentials[key] ?? '').trim() || undefined;
-	const baseUrl = (text('baseUrl') ?? provider.defaultBaseUrl).replace(/\/+$/, '');
+	const baseUrl = text('baseUrl') ?? provider.defaultBaseUrl;
 	// The URL shows in every trace entry and error: a password in it would too (and it is not sent as basic auth).
 	const parsed = URL.parse(baseUrl);
 	if (parsed && (parsed.username !== '' || parsed.password !== ''))

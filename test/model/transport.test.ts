@@ -401,3 +401,22 @@ describe('the wait a rate limit asks for', () => {
 		expect(overloaded.requests).toBe(1);
 	});
 });
+
+describe("a Base URL's query", () => {
+	it('is hidden, but the API version, in the timeout of a model list (no node redacts that message after)', async () => {
+		const silent = await serve(() => {
+			// Never answers.
+		});
+		const failure = await failureOf(
+			listModels(
+				DIALECTS.openaiChat,
+				{ baseUrl: `${silent.url}/v1?api-version=2024-10-21&key=gw-query-key-123456`, headers: {} },
+				options({ timeoutMs: 200 }),
+			),
+		);
+		expect(failure.failure).toBe('timeout');
+		expect(failure.message).toBe(
+			`The model API at ${silent.url}/v1?api-version=2024-10-21&key=[redacted] did not answer within 200 ms`,
+		);
+	});
+});

@@ -117,6 +117,60 @@ describe('Tool Calling Model: models and credential tests for every provider', (
 	);
 });
 
+describe('Tool Calling Model: models from a Base URL with a path and a query', () => {
+	it.each(DIALECT_IDS)(
+		"%s: lists the models at the provider's path, the Base URL's query kept after it",
+		async (dialect) => {
+			const api = await startStandIn(dialect, {
+				models: ['alpha-model'],
+				apiKey: 'sk-provider-key',
+				basePath: '/gateway/route',
+			});
+			try {
+				const { credentialType } = PROVIDERS[dialect];
+				const data = {
+					baseUrl: `${api.baseURL}/?api-version=2024-10-21`,
+					apiKey: 'sk-provider-key',
+					headers: {},
+				};
+				const tested = await modelApiConnection.call(await credentialTestContext(), {
+					id: '1',
+					name: 'c',
+					type: credentialType,
+					data,
+				});
+				expect(tested).toEqual({ status: 'OK', message: 'Connected: 1 models (alpha-model)' });
+				expect(api.requests[0].path).toMatch(
+					/^\/gateway\/route\/[^?]+\?api-version=2024-10-21(&|$)/,
+				);
+			} finally {
+				await api.close();
+			}
+		},
+	);
+});
+
+describe('Tool Calling Model: a model list answered as a bare array (Together AI)', () => {
+	const together = standInForEachTest({
+		modelListBody: [
+			{ id: 'meta-llama/Llama-3.3-70B-Instruct-Turbo', object: 'model', type: 'chat' },
+			{ id: 'Qwen/Qwen2.5-72B-Instruct-Turbo', object: 'model', type: 'chat' },
+		],
+	});
+
+	it('lists its models in the Model list and the credential test', async () => {
+		const data = { baseUrl: together.baseURL, apiKey: '', organization: '', headers: {} };
+		expect(
+			(await searchModels.call(await editor(data))).results.map((model) => model.value),
+		).toEqual(['Qwen/Qwen2.5-72B-Instruct-Turbo', 'meta-llama/Llama-3.3-70B-Instruct-Turbo']);
+		expect(await testCredential(data)).toEqual({
+			status: 'OK',
+			message:
+				'Connected: 2 models (Qwen/Qwen2.5-72B-Instruct-Turbo, meta-llama/Llama-3.3-70B-Instruct-Turbo)',
+		});
+	});
+});
+
 describe('Tool Calling Model: options of one provider', () => {
 	it('are offered with that provider only', () => {
 		const options = new ToolCallingModel().description.properties.find(

@@ -1,6 +1,7 @@
 import { isRecord } from '../../json/value';
 import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
+import { endpointUrl } from '../url';
 
 /** Without /v1: the paths below carry it, as Anthropic's own SDKs do. */
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
@@ -38,10 +39,10 @@ export function parseAnthropicModels(body: unknown): string[] {
 }
 
 export const anthropicHttp: DialectHttp = {
-	url: (endpoint) => `${endpoint.baseUrl}/v1/messages`,
+	url: (endpoint) => endpointUrl(endpoint.baseUrl, '/v1/messages'),
 	headers: anthropicHeaders,
 	streamFraming: 'sse',
 	errorMessage: anthropicErrorMessage,
-	modelsUrl: (endpoint) => `${endpoint.baseUrl}/v1/models?limit=1000`,
+	modelsUrl: (endpoint) => endpointUrl(endpoint.baseUrl, '/v1/models', { limit: '1000' }),
 	parseModels: parseAnthropicModels,
 };

@@ -1,6 +1,7 @@
 import { isRecord } from '../../json/value';
 import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
+import { endpointUrl } from '../url';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 
@@ -44,10 +45,12 @@ export function parseGeminiModels(body: unknown): string[] {
 
 export const geminiHttp: DialectHttp = {
 	url: (endpoint, model, stream) =>
-		`${endpoint.baseUrl}/${modelPath(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+		stream
+			? endpointUrl(endpoint.baseUrl, `/${modelPath(model)}:streamGenerateContent`, { alt: 'sse' })
+			: endpointUrl(endpoint.baseUrl, `/${modelPath(model)}:generateContent`),
 	headers: geminiHeaders,
 	streamFraming: 'sse',
 	errorMessage: geminiErrorMessage,
-	modelsUrl: (endpoint) => `${endpoint.baseUrl}/models?pageSize=1000`,
+	modelsUrl: (endpoint) => endpointUrl(endpoint.baseUrl, '/models', { pageSize: '1000' }),
 	parseModels: parseGeminiModels,
 };

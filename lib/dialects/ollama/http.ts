@@ -1,6 +1,7 @@
 import { isRecord } from '../../json/value';
 import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
+import { endpointUrl } from '../url';
 
 export const OLLAMA_BASE_URL = 'http://localhost:11434';
 
@@ -21,12 +22,12 @@ export function parseOllamaModels(body: unknown): string[] {
 }
 
 export const ollamaHttp: DialectHttp = {
-	url: (endpoint) => `${endpoint.baseUrl}/api/chat`,
+	url: (endpoint) => endpointUrl(endpoint.baseUrl, '/api/chat'),
 	headers: ollamaHeaders,
 	// Ollama streams one JSON object per line (application/x-ndjson), not Server-Sent Events.
 	streamFraming: 'ndjson',
 	// Ollama's errors are `{error:"..."}`, with a 4xx/5xx status or as a line in a started stream.
 	errorMessage: commonErrorMessage,
-	modelsUrl: (endpoint) => `${endpoint.baseUrl}/api/tags`,
+	modelsUrl: (endpoint) => endpointUrl(endpoint.baseUrl, '/api/tags'),
 	parseModels: parseOllamaModels,
 };

@@ -1,6 +1,7 @@
 import { excerpt, isRecord } from '../../json/value';
 import { commonErrorMessage } from '../errors';
 import type { DialectHttp, EndpointConfig } from '../types';
+import { endpointUrl } from '../url';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
@@ -22,19 +23,28 @@ export function openaiErrorMessage(body: unknown): string | undefined {
 	return undefined;
 }
 
-/** GET /models answers `{object:"list", data:[{id}]}`. */
+/**
+ * GET /models answers `{object:"list", data:[{id}]}`; some compatible servers (Together AI) answer
+ * the bare array of models.
+ */
 export function parseOpenAIModels(body: unknown): string[] {
-	const data = isRecord(body) && Array.isArray(body.data) ? body.data : [];
-	return data.map((model) => (isRecord(model) ? String(model.id) : '')).filter((id) => id !== '');
+	const data = Array.isArray(body)
+		? body
+		: isRecord(body) && Array.isArray(body.data)
+			? body.data
+			: [];
+	return data
+		.map((model) => (isRecord(model) && typeof model.id === 'string' ? model.id : ''))
+		.filter((id) => id !== '');
 }
 
 export function openaiHttp(path: string): DialectHttp {
 	return {
-		url: (endpoint) => `${endpoint.baseUrl}${path}`,
+		url: (endpoint) => endpointUrl(endpoint.baseUrl, path),
 		headers: openaiHeaders,
 		streamFraming: 'sse',
 		errorMessage: openaiErrorMessage,
-		modelsUrl: (endpoint) => `${endpoint.baseUrl}/models`,
+		modelsUrl: (endpoint) => endpointUrl(endpoint.baseUrl, '/models'),
 		parseModels: parseOpenAIModels,
 	};
 }

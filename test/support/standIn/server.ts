@@ -35,6 +35,13 @@ export interface StandInOptions extends WireOptions {
 	models?: ModelEntry[];
 	/** When set, requests must carry this key the vendor's way, or get its refusal. */
 	apiKey?: string;
+	/**
+	 * The path the API is served under, in place of the vendor's own (`/openai/deployments/gpt4o`, as
+	 * Azure OpenAI serves a deployment); a request outside it is not found.
+	 */
+	basePath?: string;
+	/** The model list's answer as given, in place of the vendor's shape (a compatible server's own). */
+	modelListBody?: unknown;
 }
 
 export interface StandIn<Body = unknown> {
@@ -109,6 +116,21 @@ async function toWireRequest(req: IncomingMessage): Promise<WireRequest> {
 	};
 }
 
+/** The request as the vendor's wire reads it, served under `basePath` in place of the vendor's own. */
+function servedUnder(
+	request: WireRequest,
+	basePath: string | undefined,
+	vendorBasePath: string,
+): WireRequest {
+	if (basePath === undefined) return request;
+	const inside = request.pathname.startsWith(`${basePath}/`);
+	// A path outside the base path matches none of the vendor's routes.
+	const pathname = inside
+		? `${vendorBasePath}${request.pathname.slice(basePath.length)}`
+		: `/not-served${request.pathname}`;
+	return { ...request, pathname };
+}
+
 /** Serves an answer whole or streamed; with `cutAfter`, drops the connection part way. */
 async function serveAnswer(
 	res: ServerResponse,
@@ -150,7 +172,7 @@ export async function startStandIn<D extends DialectId>(
 	let connections = 0;
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const request = await toWireRequest(req);
+		const request = servedUnder(await toWireRequest(req), options.basePath, wire.basePath);
 		const { method, url, headers, body } = request;
 		requests.push({ method, path: url, headers, body: body as RequestBodies[D] | undefined });
 		for (const [name, value] of Object.entries(wire.replyHeaders())) res.setHeader(name, value);
@@ -160,7 +182,10 @@ export async function startStandIn<D extends DialectId>(
 		const route = wire.route(request);
 		if (!route) return send(res, wire.notFound(request));
 		if (route.kind === 'models')
-			return send(res, { status: 200, body: wire.modelList(options.models) });
+			return send(res, {
+				status: 200,
+				body: options.modelListBody ?? wire.modelList(options.models),
+			});
 		const invalid = wire.validate(request);
 		if (invalid) return send(res, invalid);
 		// The vendor's documented rules for tools, refused the way the vendor refuses a bad request.
@@ -209,7 +234,7 @@ export async function startStandIn<D extends DialectId>(
 
 	return {
 		dialect,
-		baseURL: `http://127.0.0.1:${port}${wire.basePath}`,
+		baseURL: `http://127.0.0.1:${port}${options.basePath ?? wire.basePath}`,
 		requests,
 		connections: () => connections,
 		script(...more) {

@@ -1,0 +1,61 @@
+/**
+ * The URL of one of the API's paths: the path goes at the end of the Base URL's path, and the Base
+ * URL's query is kept (Azure OpenAI names its API version there: `…/deployments/NAME?api-version=…`),
+ * with the dialect's own parameters after it. A parameter of the Base URL that the dialect sets too
+ * gives way to the dialect's, which its call needs (Gemini's `alt=sse` for a stream). The Base
+ * URL's query is kept as written, not encoded again.
+ */
+export function endpointUrl(
+	baseUrl: string,
+	path: string,
+	query: Record<string, string> = {},
+): string {
+	const { base, params } = partsOf(baseUrl);
+	const own = new Set(Object.keys(query));
+	const kept = params.filter((param) => !own.has(param.split('=', 1)[0]));
+	const added = Object.entries(query).map(
+		([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`,
+	);
+	const all = [...kept, ...added];
+	return `${base.replace(/\/+$/, '')}${path}${all.length > 0 ? `?${all.join('&')}` : ''}`;
+}
+
+/**
+ * Parameters that name the API version, never who may call (Azure OpenAI's `api-version`): hiding
+ * `2024-10-21` or `preview` would rewrite every text that holds the word.
+ */
+const NOT_SECRET = new Set(['api-version']);
+
+/**
+ * The values in the Base URL's query that must never appear in an output or a log: gateways take
+ * keys there (`?key=…`, `?code=…`, a bare token), and the URL shows in traces and errors. Each as
+ * written and decoded.
+ */
+export function querySecrets(baseUrl: string): string[] {
+	return partsOf(baseUrl).params.flatMap((param) => {
+		const equals = param.indexOf('=');
+		if (equals >= 0 && NOT_SECRET.has(decoded(param.slice(0, equals)).toLowerCase())) return [];
+		const written = param.slice(equals + 1);
+		return [...new Set([written, decoded(written)])];
+	});
+}
+
+/** The URL before its query, and the query's parameters; a fragment is never sent, and is dropped. */
+function partsOf(url: string): { base: string; params: string[] } {
+	const [sent] = url.split('#', 1);
+	const queryAt = sent.indexOf('?');
+	if (queryAt < 0) return { base: sent, params: [] };
+	const params = sent
+		.slice(queryAt + 1)
+		.split('&')
+		.filter((param) => param !== '');
+	return { base: sent.slice(0, queryAt), params };
+}
+
+function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text.replace(/\+/g, ' '));
+	} catch {
+		return text;
+	}
+}
