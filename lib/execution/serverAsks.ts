@@ -14,6 +14,9 @@ export interface ServerAsk {
  */
 export function describeServerAsks(asks: readonly ServerAsk[]): string[] {
 	return asks.map(({ event }) => {
+		if (event.requestBytes !== undefined) {
+			return `[The tool sent this client a request too large to read; it was refused: ${event.error}.]`;
+		}
 		if (event.method === 'sampling/createMessage') {
 			return '[The tool asked this client for a model answer (sampling); it was refused: this client offers no sampling.]';
 		}
@@ -53,9 +56,11 @@ export function serverAskTrace(
 			{
 				...details,
 				method: event.method,
-				action: event.method === 'sampling/createMessage' ? 'refused' : event.answer?.action,
+				// The server got an error, no answer: sampling, or a request too large to read.
+				action: event.answer?.action ?? 'refused',
 				tiedBy: event.tiedBy,
 				...(event.error !== undefined && { error: event.error }),
+				...(event.requestBytes !== undefined && { requestBytes: event.requestBytes }),
 			},
 			{ request: event.params, ...(event.answer !== undefined && { answer: event.answer }) },
 			policy,

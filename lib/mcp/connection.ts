@@ -22,6 +22,7 @@ import {
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../json/depth';
 import { jsonText } from '../json/stringify';
+import { formatBytes } from '../util/formatBytes';
 import { MAX_TIMER_MS, timerMs } from '../util/timers';
 import {
 	CallCancelledError,
@@ -586,12 +587,6 @@ function tooLarge(bytes: number, limit: number, cut = false): ResultTooLargeErro
 			? `The result is larger than ${allowed}`
 			: `The result is ${formatBytes(bytes)}, more than ${allowed}`,
 	);
-}
-
-function formatBytes(bytes: number): string {
-	return bytes >= 1024 * 1024
-		? `${(bytes / 1024 / 1024).toFixed(1)} MB`
-		: `${Math.ceil(bytes / 1024)} KB`;
 }
 
 /** The first issues zod found, as `path: message` lines. */

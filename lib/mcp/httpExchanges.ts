@@ -3,7 +3,7 @@ import {
 	DEFAULT_MAX_MESSAGE_BYTES,
 	isRequestOrNotification,
 	LocalAnswers,
-	responseId,
+	messageId,
 	type MessageReader,
 	type RequestId,
 } from './localAnswers';
@@ -26,7 +26,8 @@ interface InFlight {
  * that HTTP keeps the promises stdio keeps:
  * - a message is read up to `maxMessageBytes`: a larger response ends its request at once with an
  *   error and is not held (its stream is read no further, or, where other messages share it, read
- *   on without keeping it); the session stays;
+ *   on without keeping it), and a larger request of the server's is refused at once; the session
+ *   stays;
  * - over Streamable HTTP, a request whose response ended without the answer (the stream closed,
  *   the connection dropped, an HTTP 202) fails at once rather than at its timeout, unless the server
  *   can resume the stream (it gave event ids): the SDK then asks for the rest, and a request whose
@@ -135,8 +136,14 @@ export class HttpExchanges implements MessageReader {
 			ended: (event) => {
 				const exchange = request === undefined ? undefined : this.inFlight.get(String(request));
 				if (event.id !== '' && exchange) exchange.lastEventId = event.id;
+				// A server's request too large to read is refused at once, or the server would wait on.
+				if (event.cut && isRequestOrNotificationEvent(event)) {
+					const unread = this.answers.unreadRequest(event, this.maxMessageBytes);
+					if (unread) pass(eventOf(unread));
+					return;
+				}
 				if (!isAnswer(event)) return;
-				const id = responseId(event.head, event.tail);
+				const id = messageId(event.head, event.tail);
 				if (id !== undefined) {
 					this.inFlight.delete(String(id));
 					if (event.cut)
@@ -384,12 +391,17 @@ function cancelledRequest(message: unknown): RequestId | undefined {
 }
 
 /** The SDK reads the data of `message` events only (an event names no type, or that one). */
+function isMessage(event: SseEvent): boolean {
+	return event.bytes > 0 && (event.type === '' || event.type === 'message');
+}
+
 function isAnswer(event: SseEvent): boolean {
-	return (
-		event.bytes > 0 &&
-		(event.type === '' || event.type === 'message') &&
-		!isRequestOrNotification(event.head)
-	);
+	return isMessage(event) && !isRequestOrNotification(event.head);
+}
+
+/** A request or a notification: `unreadRequest` tells them apart by their id. */
+function isRequestOrNotificationEvent(event: SseEvent): boolean {
+	return isMessage(event) && isRequestOrNotification(event.head);
 }
 
 function mediaType(response: Response): string {

@@ -11,6 +11,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchema } from '../conversation/types';
 import { SchemaValidator } from '../schema/validator';
+import { formatBytes } from '../util/formatBytes';
+import type { LocalAnswers, UnreadRequest } from './localAnswers';
 
 export type { ElicitRequestFormParams, ElicitResult };
 
@@ -36,11 +38,15 @@ export interface ElicitationOptions {
 }
 
 export interface ServerRequestEvent {
-	method: 'elicitation/create' | 'sampling/createMessage';
+	/** `elicitation/create` or `sampling/createMessage`; any method for a request too large to read. */
+	method: string;
+	/** Undefined for a request too large to read. */
 	params: unknown;
-	/** What the server got back; for sampling, always an error. */
+	/** What the server got back; none when it got an error (always for sampling). */
 	answer?: ElicitResult;
 	error?: string;
+	/** Set when the request was larger than this client reads: its size. It was refused unread. */
+	requestBytes?: number;
 	/**
 	 * How the request was tied to this call: by the HTTP response stream it came on, as the only call
 	 * running, or not at all (several calls were running; each of them is told, and it was declined).
@@ -48,8 +54,20 @@ export interface ServerRequestEvent {
 	tiedBy: 'stream' | 'only-call' | 'unknown';
 }
 
-const SAMPLING_DECLINED =
-	"This client does not offer sampling (sampling/createMessage): it declared no sampling capability and asks no model on a server's behalf.";
+const SAMPLING_DECLINED = {
+	code: ErrorCode.MethodNotFound,
+	message:
+		"This client does not offer sampling (sampling/createMessage): it declared no sampling capability and asks no model on a server's behalf.",
+};
+
+/** Why a request too large to read is refused: the server reads it, so it names the limit. */
+function tooLargeToRead({ method, bytes, limit }: UnreadRequest) {
+	const request = method === undefined ? 'The request' : `The ${method} request`;
+	return {
+		code: ErrorCode.InvalidRequest,
+		message: `${request} is ${formatBytes(bytes)}, more than the ${formatBytes(limit)} this client reads (Max Result Size); it was refused unread`,
+	};
+}
 
 /**
  * Answers the requests a server sends to the client (elicitation, sampling) for the call they
@@ -60,24 +78,24 @@ export class ServerRequests {
 	private readonly running = new Set<ElicitationOptions>();
 	private readonly currentCall = new AsyncLocalStorage<ElicitationOptions>();
 
-	constructor(client: Client) {
+	/** `answers`: those of the reader of the session, which hands on a request too large to read. */
+	constructor(client: Client, answers: LocalAnswers) {
 		client.setRequestHandler(ElicitRequestSchema, (request) =>
 			this.elicit(request.params as ElicitRequestFormParams),
 		);
 		client.fallbackRequestHandler = async (request) => {
+			const unread = answers.unreadRequestOf(request);
+			if (unread) {
+				const method = unread.method ?? 'unknown';
+				this.refuse(
+					{ method, params: undefined, requestBytes: unread.bytes },
+					tooLargeToRead(unread),
+				);
+			}
 			if (request.method !== 'sampling/createMessage') {
 				throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
 			}
-			const { options, tiedBy } = this.target();
-			for (const call of options) {
-				call.onServerRequest?.({
-					method: 'sampling/createMessage',
-					params: request.params,
-					error: SAMPLING_DECLINED,
-					tiedBy,
-				});
-			}
-			throw new McpError(ErrorCode.MethodNotFound, SAMPLING_DECLINED);
+			this.refuse({ method: request.method, params: request.params }, SAMPLING_DECLINED);
 		};
 	}
 
@@ -121,6 +139,17 @@ export class ServerRequests {
 			told.onServerRequest?.({ method: 'elicitation/create', params, answer, error, tiedBy });
 		}
 		return answer;
+	}
+
+	/** Tells the calls the request belongs to that it was refused, and why; the server gets the error. */
+	private refuse(
+		request: Pick<ServerRequestEvent, 'method' | 'params' | 'requestBytes'>,
+		why: { code: number; message: string },
+	): never {
+		const { options, tiedBy } = this.target();
+		for (const call of options) call.onServerRequest?.({ ...request, error: why.message, tiedBy });
+		// The SDK answers with the error's code and message; an McpError's message repeats its code.
+		throw Object.assign(new Error(why.message), { code: why.code });
 	}
 
 	private target(): { options: ElicitationOptions[]; tiedBy: ServerRequestEvent['tiedBy'] } {

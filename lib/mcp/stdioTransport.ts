@@ -9,7 +9,7 @@ import {
 	DEFAULT_MAX_MESSAGE_BYTES,
 	isRequestOrNotification,
 	LocalAnswers,
-	responseId,
+	messageId,
 	type MessageReader,
 } from './localAnswers';
 import { processGroupAlive, signalProcessTree, SPAWN_IN_OWN_GROUP } from './processTree';
@@ -42,9 +42,10 @@ const GROUP_POLL_MS = 50;
 /**
  * MCP over a child process's stdin and stdout, one JSON-RPC message per line. Unlike the SDK's
  * transport it reads a line of any length without holding it (an oversized response is answered
- * with an error for its request, the connection kept), takes a closed stdout for a closed
- * connection even while the process runs on, and ends a process that ignores SIGTERM, with every
- * process it started (the server itself, when a wrapper such as `npx` started it).
+ * with an error for its request, an oversized request of the server's refused, the connection
+ * kept), takes a closed stdout for a closed connection even while the process runs on, and ends a
+ * process that ignores SIGTERM, with every process it started (the server itself, when a wrapper
+ * such as `npx` started it).
  */
 export class StdioTransport implements Transport, MessageReader {
 	onclose?: () => void;
@@ -169,14 +170,22 @@ export class StdioTransport implements Transport, MessageReader {
 		this.onmessage?.(message);
 	}
 
-	/** A response too large to read still ends its request: with an error, at once. */
-	private answerSkipped({ bytes, head, tail }: SkippedLine): void {
-		const id = isRequestOrNotification(head) ? undefined : responseId(head, tail);
-		if (id === undefined) {
-			this.onerror?.(new Error(`Skipped a ${bytes}-byte message that names no request`));
-			return;
-		}
-		this.onmessage?.(this.answers.tooLarge(id, bytes, this.maxMessageBytes, false));
+	/**
+	 * A response too large to read still ends its request, and a server's request too large to read
+	 * is still refused: each with an error, at once. A notification is dropped.
+	 */
+	private answerSkipped(skipped: SkippedLine): void {
+		const { bytes, head, tail } = skipped;
+		const limit = this.maxMessageBytes;
+		const id = messageId(head, tail);
+		let inItsPlace: JSONRPCMessage | undefined;
+		if (isRequestOrNotification(head)) inItsPlace = this.answers.unreadRequest(skipped, limit);
+		else if (id !== undefined) inItsPlace = this.answers.tooLarge(id, bytes, limit, false);
+		if (inItsPlace) this.onmessage?.(inItsPlace);
+		else
+			this.onerror?.(
+				new Error(`Skipped a ${bytes}-byte notification, or answer that names no request`),
+			);
 	}
 
 	private markClosed(): void {

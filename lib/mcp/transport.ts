@@ -164,7 +164,7 @@ async function connectOver(
 		setVersion?.(version);
 	};
 	const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
-	const serverRequests = new ServerRequests(client);
+	const serverRequests = new ServerRequests(client, reader.answers);
 	// The SDK's timeout covers initialize only; the deadline covers the transport's start too (an
 	// SSE stream that never names its endpoint would wait forever).
 	let timer: NodeJS.Timeout | undefined;

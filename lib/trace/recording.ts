@@ -239,10 +239,11 @@ function payloadOf(entry: TraceEntry): unknown {
 function serverAskOf(entry: TraceEntry): ServerRequestEvent {
 	const { request, answer } = (payloadOf(entry) ?? {}) as { request?: unknown; answer?: unknown };
 	return {
-		method: entry.method as ServerRequestEvent['method'],
+		method: String(entry.method),
 		params: request,
 		...(answer !== undefined && { answer: answer as ServerRequestEvent['answer'] }),
 		...(entry.error !== undefined && { error: String(entry.error) }),
+		...(typeof entry.requestBytes === 'number' && { requestBytes: entry.requestBytes }),
 		tiedBy: entry.tiedBy as ServerRequestEvent['tiedBy'],
 	};
 }

@@ -345,6 +345,36 @@ describe('a recorded tool server', () => {
 		expect(answered.trace[2]).toMatchObject({ method: 'elicitation/create', action: 'accept' });
 	});
 
+	it('tells the call of a request it refused as too large to read, as the recorded run was told', async () => {
+		const refusal =
+			'The elicitation/create request is 11.0 MB, more than the 10.0 MB this client reads (Max Result Size); it was refused unread';
+		const refused = step({
+			step: 'server.request',
+			round: 1,
+			callId: 'call_1',
+			method: 'elicitation/create',
+			action: 'refused',
+			tiedBy: 'only-call',
+			error: refusal,
+			requestBytes: 11_534_500,
+			payload: {},
+		});
+		const { conversation: answered } = await answerAddFrom(
+			oneAddCall({ content: [{ type: 'text', text: 'no unit' }] }, [refused]),
+		);
+		expect(answered.messages.at(-1)?.content).toBe(
+			`no unit\n[The tool sent this client a request too large to read; it was refused: ${refusal}.]`,
+		);
+		expect(answered.trace[2]).toMatchObject({
+			step: 'server.request',
+			method: 'elicitation/create',
+			action: 'refused',
+			error: refusal,
+			requestBytes: 11_534_500,
+			replayed: true,
+		});
+	});
+
 	it('answers a recorded result that has an error key beside its content as the result it was', async () => {
 		const { conversation: answered, statuses } = await answerAddFrom(
 			oneAddCall({ content: [{ type: 'text', text: '5' }], error: null }),

@@ -77,6 +77,34 @@ describe('MCP Client: hostile servers and inputs', () => {
 		expect(pidIn(item.json, 2)).toBe(pidIn(item.json, 0));
 	});
 
+	it('refuses a request of the server’s larger than it reads at once, says why in the message and the trace, and goes on', async () => {
+		const started = Date.now();
+		const [item] = await executeItems(
+			[[mcp.pendingCall('ask_huge', { mb: 11 }), mcp.pendingCall('echo', { text: 'next' })]],
+			{ timeoutMs: 30_000 },
+		);
+		expect(Date.now() - started).toBeLessThan(20_000);
+		const refusal =
+			'The elicitation/create request is 11.0 MB, more than the 10.0 MB this client reads (Max Result Size); it was refused unread';
+		expect(mcp.toolMessages(item.json).map((message) => message.content)).toEqual([
+			`The elicitation/create request failed: MCP error -32600: ${refusal}\n[The tool sent this client a request too large to read; it was refused: ${refusal}.]`,
+			'next',
+		]);
+		const asked = mcp
+			.conversationOf(item.json)
+			.trace.filter((entry) => entry.step === 'server.request');
+		expect(asked).toEqual([
+			expect.objectContaining({
+				tool: 'ask_huge',
+				method: 'elicitation/create',
+				action: 'refused',
+				error: refusal,
+				requestBytes: expect.any(Number),
+			}),
+		]);
+		expect(asked[0].requestBytes).toBeGreaterThan(11 * 1024 * 1024);
+	});
+
 	it('refuses data nested too deep, and numbers JSON cannot carry, call by call', async () => {
 		const deepArguments = '{"a":'.repeat(2_000) + '1' + '}'.repeat(2_000);
 		const calls = [

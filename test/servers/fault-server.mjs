@@ -13,6 +13,8 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
 	CallToolRequestSchema,
+	CreateMessageResultSchema,
+	ElicitResultSchema,
 	ErrorCode,
 	ListToolsRequestSchema,
 	McpError,
@@ -553,6 +555,63 @@ const hostileTools = [
 			required: ['mb'],
 		},
 		run: ({ mb }) => text('x'.repeat(Math.round(mb * 1024 * 1024))),
+	},
+	{
+		name: 'ask_huge',
+		description:
+			'Asks the client for input (elicitation), or with sampling for a model answer, in a request of about mb MB; answers with what it got, or fails saying how the request failed.',
+		inputSchema: {
+			type: 'object',
+			properties: { mb: { type: 'number', minimum: 0 }, sampling: { type: 'boolean' } },
+			required: ['mb'],
+		},
+		run: async ({ mb, sampling = false }, extra) => {
+			const words = 'x'.repeat(Math.round(mb * 1024 * 1024));
+			const request = sampling
+				? {
+						method: 'sampling/createMessage',
+						params: {
+							messages: [{ role: 'user', content: { type: 'text', text: words } }],
+							maxTokens: 10,
+						},
+					}
+				: {
+						method: 'elicitation/create',
+						params: {
+							mode: 'form',
+							message: words,
+							requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+						},
+					};
+			const schema = sampling ? CreateMessageResultSchema : ElicitResultSchema;
+			try {
+				return text(JSON.stringify(await extra.sendRequest(request, schema)));
+			} catch (error) {
+				return {
+					isError: true,
+					content: [
+						{ type: 'text', text: `The ${request.method} request failed: ${error.message}` },
+					],
+				};
+			}
+		},
+	},
+	{
+		name: 'notify_huge',
+		description:
+			'Sends a log notification of about mb MB, whose data ends with an id of its own, then answers.',
+		inputSchema: {
+			type: 'object',
+			properties: { mb: { type: 'number', minimum: 0 } },
+			required: ['mb'],
+		},
+		run: async ({ mb }, extra) => {
+			await extra.sendNotification({
+				method: 'notifications/message',
+				params: { level: 'info', data: { text: 'x'.repeat(Math.round(mb * 1024 * 1024)), id: 0 } },
+			});
+			return text('notified');
+		},
 	},
 	{
 		name: 'deep',
