@@ -21,10 +21,12 @@ export function endpointUrl(
 }
 
 /**
- * Parameters that name the API version, never who may call (Azure OpenAI's `api-version`): hiding
- * `2024-10-21` or `preview` would rewrite every text that holds the word.
+ * Parameter names that carry a key: `key`, `code` (Azure Functions), `sig` (a SAS), `token`,
+ * `api_key`, `secret`, `password`, `auth`. Other parameters route or version the call
+ * (`api-version`, `region=westeurope`, `deployment=gpt-4o-mini`): hiding their values would
+ * rewrite every text that holds those words, the model's own answer included.
  */
-const NOT_SECRET = new Set(['api-version']);
+const KEY_NAME = /key|code|sig|token|secret|pass|auth|credential/i;
 
 /**
  * The values in the Base URL's query that must never appear in an output or a log: gateways take
@@ -34,7 +36,7 @@ const NOT_SECRET = new Set(['api-version']);
 export function querySecrets(baseUrl: string): string[] {
 	return partsOf(baseUrl).params.flatMap((param) => {
 		const equals = param.indexOf('=');
-		if (equals >= 0 && NOT_SECRET.has(decoded(param.slice(0, equals)).toLowerCase())) return [];
+		if (equals >= 0 && !KEY_NAME.test(decoded(param.slice(0, equals)))) return [];
 		const written = param.slice(equals + 1);
 		return [...new Set([written, decoded(written)])];
 	});

@@ -101,13 +101,25 @@ describe('every dialect', () => {
 });
 
 describe('querySecrets', () => {
-	it("takes each value of the Base URL's query, as written and decoded, but the API version", () => {
+	it("takes the values of the Base URL's key parameters and bare tokens, as written and decoded", () => {
 		expect(
 			querySecrets(
 				'https://gw.example/v1?api-version=2024-10-21&key=k%2By-123&code=abc+def&sk-bare-token#frag=x',
 			),
 		).toEqual(['k%2By-123', 'k+y-123', 'abc+def', 'abc def', 'sk-bare-token']);
-		expect(querySecrets('https://gw.example/v1?API-Version=preview')).toEqual([]);
+		expect(
+			querySecrets(
+				'https://gw.example/v1?sig=s1g-value&access_token=t0ken-value&Subscription-Key=sub-key-1',
+			),
+		).toEqual(['s1g-value', 't0ken-value', 'sub-key-1']);
 		expect(querySecrets('https://api.openai.com/v1')).toEqual([]);
+	});
+
+	it('leaves the values that route or version the call, which texts hold as words', () => {
+		expect(
+			querySecrets(
+				'https://gw.example/v1?API-Version=preview&region=westeurope&deployment=gpt-4o-mini',
+			),
+		).toEqual([]);
 	});
 });

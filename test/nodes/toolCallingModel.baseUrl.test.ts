@@ -10,8 +10,8 @@ import { standInForEachTest } from '../support/standInPerTest';
 
 const api = standInForEachTest({ basePath: '/openai/deployments/gpt4o', expectScriptUsed: true });
 
-async function runModel(credential: IDataObject) {
-	return runWorkflow(chain(modelNode('Model', { userMessage: 'hi' })), {
+async function runModel(credential: IDataObject, model = 'gpt-4o-mini') {
+	return runWorkflow(chain(modelNode('Model', { userMessage: 'hi', model })), {
 		nodeTypes: modelNodeTypes(),
 		credentials: standInCredential(api, credential),
 		inputItems: [{ json: {} }],
@@ -65,5 +65,17 @@ describe('a Base URL with a query', () => {
 		expect(tested.status).toBe('Error');
 		expect(tested.message).toContain('code=[redacted]');
 		expect(tested.message).not.toContain('gw-query-key-123456');
+	});
+
+	it("keeps the values that route the call, which the model's answer may hold as words", async () => {
+		api.script(reply.text('I run in westeurope as gpt-4o-mini.'));
+		const run = await runModel({
+			baseUrl: `${api.baseURL}?api-version=2024-10-21&region=westeurope&deployment=gpt-4o-mini`,
+		});
+		const [answer] = outputOf(run, 'Model', 1);
+		expect(answer.json.answer).toBe('I run in westeurope as gpt-4o-mini.');
+		const [request] = answer.json.trace as IDataObject[];
+		expect(request.url).toContain('region=westeurope&deployment=gpt-4o-mini');
+		expect((request.payload as IDataObject).model).toBe('gpt-4o-mini');
 	});
 });
