@@ -14,21 +14,22 @@ export interface ServerAsk {
  */
 export function describeServerAsks(asks: readonly ServerAsk[]): string[] {
 	return asks.map(({ event }) => {
+		// Every call running is told of a request it could not be tied to: it may be another's.
+		const untied =
+			event.tiedBy === 'unknown'
+				? ' Several calls were running and the request could not be tied to one of them.'
+				: '';
 		if (event.requestBytes !== undefined) {
-			return `[The tool sent this client a request too large to read; it was refused: ${event.error}.]`;
+			return `[The tool sent this client a request too large to read; it was refused: ${event.error}.${untied}]`;
 		}
 		if (event.method === 'sampling/createMessage') {
-			return '[The tool asked this client for a model answer (sampling); it was refused: this client offers no sampling.]';
+			return `[The tool asked this client for a model answer (sampling); it was refused: this client offers no sampling.${untied}]`;
 		}
 		const params = event.params as ElicitRequestFormParams;
 		const fields = Object.keys(params.requestedSchema?.properties ?? {}).map((name) =>
 			params.requestedSchema.required?.includes(name) ? `${name} (required)` : name,
 		);
 		const asked = `[The tool asked for input: "${params.message}"${fields.length > 0 ? ` (fields: ${fields.join(', ')})` : ''}.`;
-		const untied =
-			event.tiedBy === 'unknown'
-				? ' Several calls were running and the request could not be tied to one of them.'
-				: '';
 		return `${asked}${untied} ${outcomeOf(event)}]`;
 	});
 }

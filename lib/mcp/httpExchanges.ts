@@ -143,7 +143,7 @@ export class HttpExchanges implements MessageReader {
 					return;
 				}
 				if (!isAnswer(event)) return;
-				const id = messageId(event.head, event.tail);
+				const id = messageId(event);
 				if (id !== undefined) {
 					this.inFlight.delete(String(id));
 					if (event.cut)
@@ -396,12 +396,12 @@ function isMessage(event: SseEvent): boolean {
 }
 
 function isAnswer(event: SseEvent): boolean {
-	return isMessage(event) && !isRequestOrNotification(event.head);
+	return isMessage(event) && !isRequestOrNotification(event);
 }
 
 /** A request or a notification: `unreadRequest` tells them apart by their id. */
 function isRequestOrNotificationEvent(event: SseEvent): boolean {
-	return isMessage(event) && isRequestOrNotification(event.head);
+	return isMessage(event) && isRequestOrNotification(event);
 }
 
 function mediaType(response: Response): string {

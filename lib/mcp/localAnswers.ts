@@ -61,9 +61,9 @@ export class LocalAnswers {
 	 * waiting for an answer; undefined for a notification, which nothing awaits.
 	 */
 	unreadRequest(run: RunEnds, limit: number): JSONRPCMessage | undefined {
-		const id = messageId(run.head, run.tail);
+		const id = messageId(run);
 		if (id === undefined) return undefined;
-		const unread: UnreadRequest = { method: methodOf(run.head), bytes: run.bytes, limit };
+		const unread: UnreadRequest = { method: methodOf(run), bytes: run.bytes, limit };
 		return {
 			jsonrpc: '2.0',
 			id,
@@ -95,27 +95,44 @@ export class LocalAnswers {
 	}
 }
 
+/** A JSON string, escapes included. */
+const STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+/** A JSON-RPC id: an integer or a string. */
+const ID = String.raw`(-?\d+|${STRING})`;
+/** The message's own keys before any nested value: text outside strings holds no `{` or `[`. */
+const LEADING_KEYS = String.raw`^\s*\{(?:[^{}\[\]"]|${STRING})*?`;
+/** The message's own keys after its last nested value: scalars only, then its closing brace. */
+const TRAILING_KEYS = String.raw`(?:\s*,\s*${STRING}\s*:\s*(?:${STRING}|[-\w.]+))*\s*\}\s*$`;
+
+const LEADING_ID = new RegExp(String.raw`${LEADING_KEYS}"id"\s*:\s*${ID}`);
+const TRAILING_ID = new RegExp(String.raw`"id"\s*:\s*${ID}${TRAILING_KEYS}`);
+const LEADING_METHOD = new RegExp(String.raw`${LEADING_KEYS}"method"\s*:\s*(${STRING})`);
+const TRAILING_METHOD = new RegExp(String.raw`"method"\s*:\s*(${STRING})${TRAILING_KEYS}`);
+
+/** The first and last bytes of a message too large to keep. */
+interface Ends {
+	head: string;
+	tail: string;
+}
+
 /**
- * The id of a JSON-RPC response or request from its first or last bytes, where serializers put
- * it: `{"jsonrpc":"2.0","id":7,...` or `...,"id":7}` (the TypeScript SDK writes it last). An id
- * nested in the message (in a notification's params, say) is not taken for it.
+ * The id of a JSON-RPC response or request from its first or last bytes, wherever serializers
+ * put it among the message's own keys: `{"jsonrpc":"2.0","id":7,...` (Python), `{"jsonrpc":"2.0",
+ * "method":…,"id":7,"params":…` (Java), `...,"id":7}` (TypeScript). An id nested in the message
+ * (in a notification's params, say) is not taken for it.
  */
-export function messageId(head: string, tail: string): RequestId | undefined {
-	const leading =
-		/^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")/.exec(head);
-	const trailing =
-		/"id"\s*:\s*(\d+|"(?:[^"\\]|\\.)*")\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/.exec(tail);
-	const found = (leading ?? trailing)?.[1];
+export function messageId({ head, tail }: Ends): RequestId | undefined {
+	const found = (LEADING_ID.exec(head) ?? TRAILING_ID.exec(tail))?.[1];
 	return found === undefined ? undefined : (JSON.parse(found) as RequestId);
 }
 
-/** A method before any nested object: the message is a request or a notification, not an answer. */
-export function isRequestOrNotification(head: string): boolean {
-	return /^\s*\{[^{]*"method"\s*:/.test(head);
+/** A request or a notification, not an answer: the message names a method among its own keys. */
+export function isRequestOrNotification(ends: Ends): boolean {
+	return methodOf(ends) !== undefined;
 }
 
-/** The method a request or notification names before any nested object, when its first bytes hold it whole. */
-function methodOf(head: string): string | undefined {
-	const found = /^\s*\{[^{]*"method"\s*:\s*("(?:[^"\\]|\\.)*")/.exec(head)?.[1];
+/** The method a request or notification names among its own keys, first or last. */
+function methodOf({ head, tail }: Ends): string | undefined {
+	const found = (LEADING_METHOD.exec(head) ?? TRAILING_METHOD.exec(tail))?.[1];
 	return found === undefined ? undefined : (JSON.parse(found) as string);
 }

@@ -175,16 +175,15 @@ export class StdioTransport implements Transport, MessageReader {
 	 * is still refused: each with an error, at once. A notification is dropped.
 	 */
 	private answerSkipped(skipped: SkippedLine): void {
-		const { bytes, head, tail } = skipped;
 		const limit = this.maxMessageBytes;
-		const id = messageId(head, tail);
+		const id = messageId(skipped);
 		let inItsPlace: JSONRPCMessage | undefined;
-		if (isRequestOrNotification(head)) inItsPlace = this.answers.unreadRequest(skipped, limit);
-		else if (id !== undefined) inItsPlace = this.answers.tooLarge(id, bytes, limit, false);
+		if (isRequestOrNotification(skipped)) inItsPlace = this.answers.unreadRequest(skipped, limit);
+		else if (id !== undefined) inItsPlace = this.answers.tooLarge(id, skipped.bytes, limit, false);
 		if (inItsPlace) this.onmessage?.(inItsPlace);
 		else
 			this.onerror?.(
-				new Error(`Skipped a ${bytes}-byte notification, or answer that names no request`),
+				new Error(`Skipped a ${skipped.bytes}-byte notification, or answer that names no request`),
 			);
 	}
 

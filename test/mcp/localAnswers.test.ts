@@ -1,4 +1,4 @@
-import { LocalAnswers } from '../../lib/mcp/localAnswers';
+import { isRequestOrNotification, LocalAnswers } from '../../lib/mcp/localAnswers';
 
 /** What LineReader or the SSE watch keeps of a long message: its size and first and last 256 bytes. */
 const skipped = (message: string) => ({
@@ -17,6 +17,16 @@ describe('a server request too large to read, as handed to the SDK', () => {
 			'a string id before its method',
 			`{"jsonrpc":"2.0","id":"ask-1","method":"elicitation/create","params":{"message":"${filler}"}}`,
 			'ask-1',
+		],
+		[
+			'its id between its method and its params (as the Java SDK writes it)',
+			`{"jsonrpc":"2.0","method":"elicitation/create","id":"5d1c-0","params":{"message":"${filler}"}}`,
+			'5d1c-0',
+		],
+		[
+			'its method and a negative id after its params',
+			`{"params":{"message":"${filler}"},"method":"elicitation/create","jsonrpc":"2.0","id":-4}`,
+			-4,
 		],
 		[
 			'a numeric id last (as the TypeScript SDK writes it)',
@@ -39,6 +49,14 @@ describe('a server request too large to read, as handed to the SDK', () => {
 	it('is none for a notification, even one whose params end with an id of their own', () => {
 		const message = `{"method":"notifications/message","params":{"data":{"text":"${filler}","id":3}},"jsonrpc":"2.0"}`;
 		expect(answers.unreadRequest(skipped(message), LIMIT)).toBeUndefined();
+	});
+
+	it('takes an answer whose result holds a method of its own for no request', () => {
+		for (const answer of [
+			`{"result":{"calls":[{"method":"tools/call"}],"text":"${filler}"},"jsonrpc":"2.0","id":2}`,
+			`{"jsonrpc":"2.0","id":2,"result":{"method":"x","text":"${filler}"}}`,
+		])
+			expect(isRequestOrNotification(skipped(answer))).toBe(false);
 	});
 
 	it('is never taken for one when the server sends it, or another session made it', () => {

@@ -9,8 +9,11 @@ import {
 	type ServerRequestEvent,
 	type ToolCallOptions,
 } from '../../lib/mcp';
+import path from 'node:path';
 import {
+	childEnv,
 	faultStdio,
+	REPO_ROOT,
 	startHttpServer,
 	stopAllServers,
 	type HttpServerHandle,
@@ -116,5 +119,39 @@ describe.each(transports)('a server request larger than the client reads, over %
 		expect(outcome.call.asks).toEqual([]);
 		expect(textOf(outcome.next.result)).toBe('next');
 		expect(outcome.alive).toBe(true);
+	});
+});
+
+/** A server that writes its requests' keys in another order than the TypeScript SDK. */
+const keyOrderServer = (order: 'java' | 'params-first'): McpServerConfig => ({
+	transport: 'stdio',
+	command: process.execPath,
+	args: [path.join(REPO_ROOT, 'test', 'servers', 'key-order-server.mjs'), '--order', order],
+	env: childEnv(),
+});
+
+describe.each([
+	['jsonrpc, method, id, params (the Java SDK)', 'java'],
+	["params, method, jsonrpc, id (its id the same as the call's)", 'params-first'],
+] as const)('a server request written %s', (_, order) => {
+	it('of a size the client reads is answered', async () => {
+		const { result, asks } = await pool.use(keyOrderServer(order), (connection) =>
+			timedCall(connection, 'ask', { mb: 0 }),
+		);
+		expect(JSON.parse(textOf(result))).toEqual({ action: 'decline' });
+		expect(asks).toHaveLength(1);
+	});
+
+	it('too large to read is refused at once, naming the limit, and the call is not failed in its place', async () => {
+		const { result, asks, ms } = await pool.use(keyOrderServer(order), (connection) =>
+			timedCall(connection, 'ask', { mb: OVER_MB }),
+		);
+		const refusal =
+			'The elicitation/create request is 11.0 MB, more than the 10.0 MB this client reads (Max Result Size); it was refused unread';
+		expect(ms).toBeLessThan(AT_ONCE_MS);
+		expect(textOf(result)).toBe(`failed: ${refusal}`);
+		expect(asks).toEqual([
+			expect.objectContaining({ requestBytes: expect.any(Number), error: refusal }),
+		]);
 	});
 });
