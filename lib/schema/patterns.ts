@@ -2,6 +2,7 @@ import type { RegExpEngine, RegExpLike } from 'ajv/dist/types';
 import { isRecord } from '../json/value';
 import { reasonOf } from '../util/errorReason';
 import { mapSubschemas } from './keywords';
+import { linearRegExp } from './linearRegExp';
 
 /** What a group holds, read as far as the parser is. */
 interface GroupFrame {
@@ -13,7 +14,33 @@ interface GroupFrame {
 	last?: { source: string; quantified: boolean };
 	/** The first atom of each alternative ('' for one still empty, '?' for one that may be left out). */
 	firsts: string[];
+	/** A lookahead or lookbehind: it takes no characters from the parts around it. */
+	lookaround: boolean;
+	/** The run (see Run) the group starts with, the one of the alternative being read, and the
+	 * longest each alternative before it ended with. */
+	before: Run;
+	run: Run;
+	ends: Run;
 }
+
+/**
+ * For each SAMPLE character, how many parts repeated a varying number of times (`*`, `+`,
+ * `{1,3}`; not `?`), one after the other with nothing between them that refuses the character,
+ * can match it: a value of that character alone can be split among them in that many dimensions
+ * of ways.
+ */
+type Run = number[];
+
+/**
+ * Parts in a row (a search not anchored by `^` counts as one more, as it tries every start) that
+ * make a pattern slow: three cost the cube of the value's length, seconds on 3 KB (`^\s*.*\s*$`,
+ * `[a-z]+[a-z0-9]*$`). Two cost its square, 60 ms on 10 KB and seconds only on 100 KB: that is
+ * left to JavaScript's engine, as such patterns are common (`^[a-z]+[a-z0-9]*$`) and values that
+ * long rare.
+ */
+const SLOW_RUN = 3;
+
+export type BacktrackingRisk = 'exponential' | 'polynomial';
 
 /**
  * Whether a pattern may take exponential time to fail on a value chosen badly, as JavaScript's
@@ -24,19 +51,32 @@ interface GroupFrame {
  * start alike (`^(a|aa)+$`, `(\w|\d)*`). Fixed counts (a UUID's `([0-9a-f]{4}-){3}`) run.
  */
 export function backtracksExponentially(pattern: string): boolean {
-	const groups: GroupFrame[] = [{ start: -1, unbounded: [], firsts: [''] }];
+	return backtrackingRisk(pattern) === 'exponential';
+}
+
+/**
+ * 'exponential' as backtracksExponentially says; 'polynomial' when SLOW_RUN parts in a row can
+ * match a common character (`^\w*\w*\w*!`, `^\s*.*\s*$`); undefined when neither.
+ */
+export function backtrackingRisk(pattern: string): BacktrackingRisk | undefined {
+	// A search tries the pattern at each start: a part before it that takes any character.
+	const searchStart = SAMPLE.map(() => 1);
+	const groups: GroupFrame[] = [frameAt(-1, searchStart, false)];
+	let polynomial = false;
 	let index = 0;
 	while (index < pattern.length) {
 		const frame = groups[groups.length - 1];
 		const char = pattern[index];
 		if (char === '(') {
-			groups.push({ start: index, unbounded: [], firsts: [''] });
+			groups.push(frameAt(index, frame.run, /^\(\?<?[=!]/.test(pattern.slice(index, index + 4))));
 			index = groupBodyStart(pattern, index);
 			continue;
 		}
 		if (char === '|') {
 			frame.firsts.push('');
 			frame.last = undefined;
+			frame.ends = longest(frame.ends, frame.run);
+			frame.run = frame.before;
 			index++;
 			continue;
 		}
@@ -50,10 +90,12 @@ export function backtracksExponentially(pattern: string): boolean {
 			atom = pattern.slice(inner.start, atomEnd);
 		}
 		const quantifier = quantifierAt(pattern, atomEnd);
-		if (inner && quantifier?.repeats && isAmbiguous(inner)) return true;
+		if (inner && quantifier?.repeats && isAmbiguous(inner)) return 'exponential';
 		const parent = groups[groups.length - 1];
 		if (inner) parent.unbounded.push(...inner.unbounded);
 		if (quantifier?.varies) parent.unbounded.push(atom);
+		parent.run = runAfter(parent.run, atom, inner, quantifier);
+		polynomial ||= parent.run.some((count) => count >= SLOW_RUN);
 		if (!/^[\^$]$/.test(atom)) {
 			parent.last = { source: atom, quantified: quantifier !== undefined };
 			parent.first ??= parent.last;
@@ -63,7 +105,50 @@ export function backtracksExponentially(pattern: string): boolean {
 		}
 		index = quantifier?.end ?? atomEnd;
 	}
-	return false;
+	return polynomial ? 'polynomial' : undefined;
+}
+
+function frameAt(start: number, run: Run, lookaround: boolean): GroupFrame {
+	return {
+		start,
+		unbounded: [],
+		firsts: [''],
+		lookaround,
+		before: run,
+		run,
+		ends: run.map(() => 0),
+	};
+}
+
+/** Atoms that take no character: `^` ends every run (nothing comes before the start), the others let it go on. */
+const ZERO_WIDTH = new Set(['$', '\\b', '\\B']);
+
+/**
+ * The run after an atom (`inner` when it is a group): what it can take of each character goes on
+ * the run, it counts as a part of it where it repeats a varying number of times, and a character
+ * it refuses ends the run unless the atom may be left out.
+ */
+function runAfter(
+	run: Run,
+	atom: string,
+	inner: GroupFrame | undefined,
+	quantifier: ReturnType<typeof quantifierAt>,
+): Run {
+	if (atom === '^') return run.map(() => 0);
+	if (ZERO_WIDTH.has(atom) || inner?.lookaround) return run;
+	const part = quantifier?.repeats === true && quantifier.varies;
+	// A group's run was read inside it: what it matches is asked only when it repeats.
+	const matcher = inner && !part ? undefined : matcherOf(atom, '$');
+	const takes = (at: number) => matcher?.test(SAMPLE[at]) === true;
+	const through = inner
+		? longest(inner.ends, inner.run)
+		: run.map((count, at) => (takes(at) ? count : 0));
+	const after = quantifier?.optional ? longest(run, through) : through;
+	return part ? after.map((count, at) => (takes(at) ? count + 1 : count)) : after;
+}
+
+function longest(one: Run, other: Run): Run {
+	return one.map((count, at) => Math.max(count, other[at]));
 }
 
 /** Whether a repeated group can split a value among its rounds in many ways. */
@@ -190,15 +275,15 @@ function classEnd(pattern: string, index: number): number {
 	return at + 1;
 }
 
-/** Why a pattern is left out of checks instead of run; undefined when it runs. */
+/** Why a pattern is left out of checks instead of run; undefined when it runs (in either engine). */
 export function patternRefusal(pattern: string): string | undefined {
 	const vetted = vettedPattern(pattern, 'u');
 	return 'refusal' in vetted ? vetted.refusal : undefined;
 }
 
 /**
- * ajv's regular expressions, with a pattern refused (patternRefusal) left out: it matches every
- * string, and `onLeftOut` hears of it, so the schema's other rules are still checked.
+ * ajv's regular expressions (vettedPattern), with a pattern refused (patternRefusal) left out: it
+ * matches every string, and `onLeftOut` hears of it, so the schema's other rules are still checked.
  */
 export function guardedRegExp(onLeftOut: (pattern: string, reason: string) => void): RegExpEngine {
 	const engine = (pattern: string, flags: string): RegExpLike => {
@@ -212,23 +297,48 @@ export function guardedRegExp(onLeftOut: (pattern: string, reason: string) => vo
 	return Object.assign(engine, { code: 'guardedRegExp' });
 }
 
+/** Why JavaScript's engine may take too long on a pattern, by the risk found. */
+const SLOWNESS: Record<BacktrackingRisk, string> = {
+	exponential:
+		'it repeats a group that can match the same text in many ways, which can take exponential time to match',
+	polynomial:
+		'it has three or more parts in a row that repeat and can match the same characters, which can take polynomial time (seconds on a few thousand characters) to match',
+};
+
 /**
- * The pattern compiled with ajv's flags or, failing that, without the unicode flag, under which
- * escapes that other engines take are errors (Python's `\-`, `\@`, `\:`); or why it is not run.
+ * The pattern compiled for JavaScript's engine with ajv's flags or, failing that, without the
+ * unicode flag, under which escapes that other engines take are errors (Python's `\-`, `\@`,
+ * `\:`); for a pattern that engine may take too long on, compiled for a linear-time one instead;
+ * or why it is not run.
  */
-function vettedPattern(pattern: string, flags: string): { regExp: RegExp } | { refusal: string } {
-	if (backtracksExponentially(pattern))
-		return {
-			refusal:
-				'it repeats a group that can match the same text in many ways, which can take exponential time to match',
-		};
+function vettedPattern(
+	pattern: string,
+	flags: string,
+): { regExp: RegExpLike } | { refusal: string } {
+	let regExp: RegExp;
 	try {
-		return { regExp: new RegExp(pattern, flags) };
+		regExp = nativeRegExp(pattern, flags);
+	} catch (error) {
+		return { refusal: `it is no JavaScript regular expression: ${reasonOf(error)}` };
+	}
+	const risk = backtrackingRisk(pattern);
+	if (risk === undefined) return { regExp };
+	const linear = linearRegExp(pattern);
+	if ('regExp' in linear) return linear;
+	return {
+		refusal: `${SLOWNESS[risk]}, and the linear-time engine cannot run it: ${linear.refusal}`,
+	};
+}
+
+/** Throws the error of the pattern with ajv's flags when it compiles neither way. */
+function nativeRegExp(pattern: string, flags: string): RegExp {
+	try {
+		return new RegExp(pattern, flags);
 	} catch (error) {
 		try {
-			return { regExp: new RegExp(pattern, flags.replace('u', '')) };
+			return new RegExp(pattern, flags.replace('u', ''));
 		} catch {
-			return { refusal: `it is no JavaScript regular expression: ${reasonOf(error)}` };
+			throw error;
 		}
 	}
 }

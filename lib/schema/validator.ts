@@ -35,8 +35,8 @@ const ROOT_ID = 'urn:tool-schema:root';
  * by its canonical JSON, so a tool called for 100 items costs one compilation.
  * Draft 2020-12 unless `$schema` names an older draft; a schema that compiles only once older
  * drafts' idioms are rewritten (olderIdiomsRewritten) is checked so; vendor keywords (`x-…`) are
- * tolerated; remote `$ref`s are never fetched; a pattern that may take exponential time, or that
- * JavaScript cannot compile, is left out and named.
+ * tolerated; remote `$ref`s are never fetched; a pattern that may take JavaScript's engine too
+ * long runs in a linear-time one (guardedRegExp); one that neither can run is left out and named.
  */
 export class SchemaValidator {
 	/** The patterns left out of the schema being compiled, with why. */

@@ -53,7 +53,10 @@ describe('runToolCall', () => {
 	it('calls the server when only a pattern left out could object, and says which pattern was not checked', async () => {
 		const slugTool = {
 			...tool,
-			inputSchema: { type: 'object', properties: { slug: { type: 'string', pattern: '^(a+)+$' } } },
+			inputSchema: {
+				type: 'object',
+				properties: { slug: { type: 'string', pattern: '^(?=a)(a+)+$' } },
+			},
 		};
 		const slugCall = { ...call, arguments: { slug: `${'a'.repeat(40)}!` } };
 		const outcome = await runToolCall(
@@ -64,7 +67,7 @@ describe('runToolCall', () => {
 		expect(outcome.status).toBe('ok');
 		expect(outcome.check).toMatchObject({
 			status: 'valid',
-			reason: expect.stringContaining('pattern "^(a+)+$" was not checked'),
+			reason: expect.stringContaining('pattern "^(?=a)(a+)+$" was not checked'),
 		});
 	});
 

@@ -1,4 +1,8 @@
-import { backtracksExponentially, patternRefusal } from '../../lib/schema/patterns';
+import {
+	backtrackingRisk,
+	backtracksExponentially,
+	patternRefusal,
+} from '../../lib/schema/patterns';
 
 describe('backtracksExponentially', () => {
 	it.each([
@@ -56,14 +60,60 @@ describe('backtracksExponentially', () => {
 	});
 });
 
+describe('backtrackingRisk', () => {
+	it.each([
+		'^\\w*\\w*\\w*\\w*\\w*\\w*\\w*\\w*!',
+		'^\\s*.*\\s*$',
+		'^\\w*x\\w*x\\w*$',
+		'^(\\w*)(\\w*)(\\w*)$',
+		'^(?:\\w)*(?:\\w)*(?:\\w)*$',
+		'^a\\w{2,}-?\\d+\\w*$',
+		// A search tries every start: two parts in a row cost as three.
+		'[a-z]+[a-z0-9]*$',
+		'(\\w*\\w*)!',
+		'^a|b\\w*\\w*$',
+	])('finds three parts in a row that can take the same characters in %s', (pattern) => {
+		expect(backtrackingRisk(pattern)).toBe('polynomial');
+	});
+
+	it.each([
+		'^[a-z]+[a-z0-9]*$',
+		'\\w+$',
+		'^\\d+\\.\\d+\\.\\d+$',
+		'\\d+(\\.\\d+)?',
+		'^\\s*\\S.*$',
+		'^\\w+\\s\\w+\\s\\w+$',
+		'^[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\\.[a-zA-Z]{2,}$',
+		'^-?\\d*\\.?\\d*$',
+		'^\\w*\\b\\s+\\w*$',
+	])('finds no more than two in %s', (pattern) => {
+		expect(backtrackingRisk(pattern)).toBeUndefined();
+	});
+
+	it('says exponential of a pattern that is both', () => {
+		expect(backtrackingRisk('^\\w*\\w*\\w*(a+)+$')).toBe('exponential');
+		expect(backtrackingRisk('^(a+)+\\w*\\w*\\w*$')).toBe('exponential');
+	});
+});
+
 describe('patternRefusal', () => {
 	it('runs patterns that compile with the unicode flag or without it', () => {
 		expect(patternRefusal('^\\p{L}+$')).toBeUndefined();
 		expect(patternRefusal('^\\d{3}\\-\\d{4}$')).toBeUndefined();
 	});
 
-	it('refuses patterns that may take exponential time or are no JavaScript regular expression', () => {
-		expect(patternRefusal('^(a+)+$')).toMatch(/exponential time/);
-		expect(patternRefusal('(?P<name>x)')).toMatch(/no JavaScript regular expression/);
+	it('runs patterns that may take JavaScript too long in the linear-time engine', () => {
+		expect(patternRefusal('^(a+)+$')).toBeUndefined();
+		expect(patternRefusal('^\\s*.*\\s*$')).toBeUndefined();
+	});
+
+	it('refuses patterns that may take too long and the linear-time engine cannot run, or that are no JavaScript regular expression', () => {
+		expect(patternRefusal('^(?=a)(a+)+$')).toBe(
+			'it repeats a group that can match the same text in many ways, which can take exponential time to match, and the linear-time engine cannot run it: it looks ahead or behind',
+		);
+		expect(patternRefusal('^(\\w)\\w*\\w*\\w*\\1$')).toMatch(
+			/^it has three or more parts in a row .* polynomial time .*: it refers back to a group$/,
+		);
+		expect(patternRefusal('(?P<name>x+)+')).toMatch(/^it is no JavaScript regular expression/);
 	});
 });

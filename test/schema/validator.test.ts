@@ -229,9 +229,9 @@ describe('SchemaValidator', () => {
 		);
 	});
 
-	it('leaves out a pattern that may take exponential time, names it, and checks the rest', () => {
+	it('checks a pattern that may take exponential time in the linear-time engine, and the rest', () => {
 		const validator = new SchemaValidator();
-		// 40 characters: hours of backtracking for each of these patterns if they were run.
+		// 40 characters: hours of backtracking for each of these patterns in JavaScript's engine.
 		const slow = `${'a'.repeat(40)}!`;
 		const schema = {
 			type: 'object',
@@ -247,20 +247,78 @@ describe('SchemaValidator', () => {
 			},
 			required: ['slug'],
 		};
-		const skipped = expect.stringContaining('pattern "^(a+)+$" was not checked');
 		expect(
-			validator.check(schema, { slug: slow, tags: { [slow]: 1 }, labels: { [slow]: 'x' } }),
-		).toEqual({ status: 'valid', skipped });
-		expect(validator.check(schema, { code: 'abc' })).toMatchObject({
+			validator.check(schema, { slug: slow, tags: { [slow]: 1 }, labels: { [slow]: 1 } }),
+		).toMatchObject({
 			status: 'invalid',
 			issues: [
-				{ message: "must have required property 'slug'" },
-				{ instancePath: '/code', message: 'must match pattern "^\\d{3}-\\d{4}$"' },
+				{ instancePath: '/slug', message: 'must match pattern "^(a+)+$"' },
+				{ instancePath: '/tags', message: 'must match pattern "^(a|a?)+$"' },
+				{ instancePath: '/tags', message: 'property name must be valid' },
+				{ instancePath: '/labels', message: `has an undeclared property '${slow}'` },
 			],
+		});
+		expect(
+			validator.check(schema, { slug: 'aaa', tags: { aa: 1 }, labels: { 'ab cd': 1 } }),
+		).toEqual({ status: 'valid' });
+		expect(validator.check(schema, { slug: 'aaa', labels: { 'ab cd': 'x' } })).toMatchObject({
+			status: 'invalid',
+			issues: [{ instancePath: '/labels/ab cd', message: 'must be number' }],
+		});
+		expect(validator.check(schema, { code: 'abc' })).toEqual({
+			status: 'invalid',
+			issues: [
+				expect.objectContaining({ message: "must have required property 'slug'" }),
+				expect.objectContaining({
+					instancePath: '/code',
+					message: 'must match pattern "^\\d{3}-\\d{4}$"',
+				}),
+			],
+		});
+	});
+
+	it("checks a pattern that may take polynomial time in the linear-time engine, with JavaScript's meaning", () => {
+		const validator = new SchemaValidator();
+		const schema = { type: 'string', pattern: '^\\s*\\w*\\s*\\w*\\s*$' };
+		// JavaScript's \s holds the no-break space and the line separator; RE2's does not.
+		for (const value of ['ab cd', '\u00a0ab\u00a0cd\u2028', ''])
+			expect(validator.check(schema, value)).toEqual({ status: 'valid' });
+		// A hostile server's output, 100 KB: JavaScript's engine takes seconds on 2 KB of it, and
+		// the cube of its length.
+		const hostile = validator.check(schema, `${' '.repeat(100_000)}!`);
+		expect(hostile).toMatchObject({
+			status: 'invalid',
+			issues: [{ instancePath: '', message: 'must match pattern "^\\s*\\w*\\s*\\w*\\s*$"' }],
+		});
+		expect(hostile).not.toHaveProperty('skipped');
+	});
+
+	it('leaves out a pattern that may take too long and the linear-time engine cannot run, names it, and checks the rest', () => {
+		const validator = new SchemaValidator();
+		const schema = {
+			type: 'object',
+			properties: {
+				slug: { type: 'string', pattern: '^(?=a)(a+)+$' },
+				labels: {
+					type: 'object',
+					patternProperties: { '^(\\w)(\\w+\\s?)*\\1$': { type: 'number' } },
+					additionalProperties: false,
+				},
+				code: { type: 'string', pattern: '^\\d{3}-\\d{4}$' },
+			},
+		};
+		const skipped =
+			'pattern "^(?=a)(a+)+$" was not checked: it repeats a group that can match the same text in many ways, which can take exponential time to match, and the linear-time engine cannot run it: it looks ahead or behind; ' +
+			'pattern "^(\\\\w)(\\\\w+\\\\s?)*\\\\1$" was not checked: it repeats a group that can match the same text in many ways, which can take exponential time to match, and the linear-time engine cannot run it: it refers back to a group';
+		const slow = `${'a'.repeat(40)}!`;
+		expect(validator.check(schema, { slug: slow, labels: { [slow]: 1 } })).toEqual({
+			status: 'valid',
 			skipped,
 		});
-		expect(validator.check({ type: 'string', pattern: '^[a-z0-9-]+$' }, 'A b')).toMatchObject({
+		expect(validator.check(schema, { slug: slow, code: 'abc' })).toMatchObject({
 			status: 'invalid',
+			issues: [{ instancePath: '/code' }],
+			skipped,
 		});
 	});
 
