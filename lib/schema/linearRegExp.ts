@@ -7,6 +7,11 @@ import { reasonOf } from '../util/errorReason';
  * the meaning it has in JavaScript under ajv's unicode flag; or why it cannot be.
  */
 export function linearRegExp(pattern: string): { regExp: RegExpLike } | { refusal: string } {
+	const count = largeGroupCount(pattern);
+	if (count !== undefined)
+		return {
+			refusal: `it repeats a group up to ${count} times, which the linear-time engine writes out as ${count} copies and takes seconds on a long value`,
+		};
 	const source = unicodeSource(pattern);
 	if (source === undefined)
 		return { refusal: 'it is written for JavaScript without the unicode flag' };
@@ -19,6 +24,18 @@ export function linearRegExp(pattern: string): { regExp: RegExpLike } | { refusa
 	const regExp: RegExpLike = { test: (value) => compiled.test(value) };
 	// ajv shares one compiled pattern among schemas by this text.
 	return { regExp: Object.assign(regExp, { toString: () => `linear: ${pattern}` }) };
+}
+
+/** More copies of a group than this make even the linear-time engine slow: its time grows with the value's length times the pattern's size. */
+const MAX_GROUP_COUNT = 100;
+
+/** The first count above MAX_GROUP_COUNT that repeats a group (`(?:\w+\s*){1,1000}`). */
+function largeGroupCount(pattern: string): number | undefined {
+	for (const [, least, most] of pattern.matchAll(/\)\{(\d+)(?:,(\d*))?\}/g)) {
+		const count = Math.max(Number(least), Number(most || 0));
+		if (count > MAX_GROUP_COUNT) return count;
+	}
+	return undefined;
 }
 
 /**
@@ -178,8 +195,55 @@ function translatedEscape(
  * or `sc=` too; one RE2 does not know (a long category name, `scx=`) makes it refuse the pattern.
  */
 function re2PropertyName(property: string): string {
-	return property.replace(/^(?:General_Category|gc|Script|sc)=/, '');
+	const name = property.replace(/^(?:General_Category|gc|Script|sc)=/, '');
+	return GENERAL_CATEGORY_ALIASES[name] ?? name;
 }
+
+/** ECMAScript's long names of the General Categories, by RE2's short ones. */
+const GENERAL_CATEGORY_ALIASES: Record<string, string> = {
+	Letter: 'L',
+	Cased_Letter: 'LC',
+	Uppercase_Letter: 'Lu',
+	Lowercase_Letter: 'Ll',
+	Titlecase_Letter: 'Lt',
+	Modifier_Letter: 'Lm',
+	Other_Letter: 'Lo',
+	Mark: 'M',
+	Combining_Mark: 'M',
+	Nonspacing_Mark: 'Mn',
+	Spacing_Mark: 'Mc',
+	Enclosing_Mark: 'Me',
+	Number: 'N',
+	Decimal_Number: 'Nd',
+	digit: 'Nd',
+	Letter_Number: 'Nl',
+	Other_Number: 'No',
+	Punctuation: 'P',
+	punct: 'P',
+	Connector_Punctuation: 'Pc',
+	Dash_Punctuation: 'Pd',
+	Open_Punctuation: 'Ps',
+	Close_Punctuation: 'Pe',
+	Initial_Punctuation: 'Pi',
+	Final_Punctuation: 'Pf',
+	Other_Punctuation: 'Po',
+	Symbol: 'S',
+	Math_Symbol: 'Sm',
+	Currency_Symbol: 'Sc',
+	Modifier_Symbol: 'Sk',
+	Other_Symbol: 'So',
+	Separator: 'Z',
+	Space_Separator: 'Zs',
+	Line_Separator: 'Zl',
+	Paragraph_Separator: 'Zp',
+	Other: 'C',
+	Control: 'Cc',
+	cntrl: 'Cc',
+	Format: 'Cf',
+	Surrogate: 'Cs',
+	Private_Use: 'Co',
+	Unassigned: 'Cn',
+};
 
 /** The code point an escape stands for (`\u00e9`, a surrogate pair of them, `\u{1F600}`, `\x41`, `\cA`, `\0`). */
 function escapedCodePoint(

@@ -74,6 +74,10 @@ describe('linearRegExp', () => {
 		['^\\0$', 'a NUL escape'],
 		['^\\p{L}+$', 'a general category'],
 		['^\\p{gc=Lu}', 'a general category by its key'],
+		[
+			'^\\p{Letter}\\p{Uppercase_Letter}?\\P{Decimal_Number}$',
+			'general categories by their long names',
+		],
 		['^\\p{Script=Greek}+$', 'a script'],
 		['^\\P{sc=Latin}$', 'not a script'],
 		['^(?<first>a)(?<second>b)?$', 'named groups'],
@@ -111,9 +115,9 @@ describe('linearRegExp', () => {
 		['^(a)\\1$', 'it refers back to a group'],
 		['^(?<x>a)\\k<x>$', 'it refers back to a group'],
 		['^(?i:a)$', 'it sets flags for a group'],
-		['^\\p{Letter}$', 'invalid character class range'],
 		['^\\p{scx=Greek}$', 'invalid character class range'],
 		['^a{1001}$', 'invalid repeat count'],
+		['^(?:a\\s*){1,200}$', 'it repeats a group up to 200 times'],
 		['^\\d{3}\\k$', 'without the unicode flag'],
 	])('refuses %s, saying why', (pattern, why) => {
 		expect(linearRegExp(pattern)).toEqual({ refusal: expect.stringContaining(why) });

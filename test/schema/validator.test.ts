@@ -322,6 +322,36 @@ describe('SchemaValidator', () => {
 		});
 	});
 
+	it.each([
+		// ECMAScript's long General_Category names, which RE2 knows by their short ones.
+		['^\\s*[\\p{Letter}\\s]+\\s*$', 'Ada 42'],
+		["^\\s*[\\p{Letter}\\p{Mark}\\s.'-]+\\s*$", "O'Brien 3"],
+		['\\p{Letter}+\\s*\\p{Letter}*$', '123'],
+		// RE2 cannot run these; JavaScript checks them, slow only on values thousands of characters long.
+		['^\\s*[\\p{sc=Latn}\\s]+\\s*$', 'abc ж'],
+		['^\\s*[\\w-.\\s]+\\s*$', 'a/b'],
+		['^\\s*[\\w\\ ]+\\s*$', 'a/b'],
+		['^\\s*.{1,2000}\\s*$', ''],
+	])(
+		'checks %s, which may take polynomial time, refusing %j as JavaScript does',
+		(pattern, value) => {
+			expect(new RegExp(pattern).test(value)).toBe(false);
+			const schema = { type: 'object', properties: { name: { type: 'string', pattern } } };
+			const result = new SchemaValidator().check(schema, { name: value });
+			expect(result).toMatchObject({ status: 'invalid' });
+			expect(result).not.toHaveProperty('skipped');
+		},
+	);
+
+	it('leaves out a group repeated hundreds of times that may take exponential time, which even the linear-time engine is slow on', () => {
+		const pattern = '^(?:[a-z0-9]+\\s*){1,1000}$';
+		const schema = { type: 'object', properties: { text: { type: 'string', pattern } } };
+		expect(new SchemaValidator().check(schema, { text: `${'a'.repeat(100_000)}!` })).toEqual({
+			status: 'valid',
+			skipped: `pattern ${JSON.stringify(pattern)} was not checked: it repeats a group that can match the same text in many ways, which can take exponential time to match, and the linear-time engine cannot run it: it repeats a group up to 1000 times, which the linear-time engine writes out as 1000 copies and takes seconds on a long value`,
+		});
+	});
+
 	it('says it could not check against a schema that refers to itself without end, never throws', () => {
 		const validator = new SchemaValidator();
 		for (const schema of [
