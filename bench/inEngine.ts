@@ -122,9 +122,10 @@ const BARE_CALL_TYPE = 'bench.bareCall';
  * redaction. The engine sees it as it sees the MCP Client (the same parameters, whose defaults and
  * display rules it works out for every execution, and the same credential, which it decrypts when
  * read), and it reads them as any node must. The issue's floors are measured outside the engine;
- * this one is what an n8n node with these parameters can reach at best.
+ * this one is what an n8n node with these parameters can reach at best. Without `call`, it makes no
+ * call at all: what the engine alone costs for a node with these parameters and credential.
  */
-function bareCallNode(client: Client, concurrency: number): INodeType {
+function bareCallNode(client: Client, concurrency: number, call = true): INodeType {
 	const { description } = new McpClient();
 	return {
 		description: {
@@ -138,6 +139,7 @@ function bareCallNode(client: Client, concurrency: number): INodeType {
 			this.getNodeParameter('operation', 0);
 			await this.getCredentials('mcpStdioServerApi');
 			const items = this.getInputData();
+			if (!call) return [items];
 			const answered: INodeExecutionData[] = new Array(items.length);
 			await inFlight([...items.keys()], concurrency, async (index) => {
 				const [call] = (items[index].json.toolCalls as PendingCall[] | undefined) ?? [];
@@ -309,26 +311,29 @@ async function oneCallRows(client: Client, peer: Peer | undefined, measure: bool
 	};
 	const engineAlone = () => run(chain(n8nNode('NoOp', 'noOp')), { nodeTypes: {} });
 	const rawCall = () => client.callTool(ECHO_HELLO);
-	const bareTypes = { [BARE_CALL_TYPE]: bareCallNode(client, 1) };
-	const bare = async () => {
-		const [item] = outputOfSuccess(
-			await run(bareCallWorkflow(parameters), {
-				nodeTypes: bareTypes,
-				credentials: mcpCredentials,
-			}),
-			'Bare Call',
-		);
-		if (item?.json.result === undefined) throw new Error('The bare node gave no result');
+	const bareRun = (call: boolean) => {
+		const nodeTypes = { [BARE_CALL_TYPE]: bareCallNode(client, 1, call) };
+		return async () => {
+			const [item] = outputOfSuccess(
+				await run(bareCallWorkflow(parameters), { nodeTypes, credentials: mcpCredentials }),
+				'Bare Call',
+			);
+			if (call && item?.json.result === undefined) throw new Error('The bare node gave no result');
+		};
 	};
+	const bare = bareRun(true);
+	const bareWithoutCall = bareRun(false);
 	await ours(); // the first execution starts the server
 	const rows: Row[] = [];
 	if (!measure && !peer) return { rows, ours };
-	for (let i = 0; i < 100; i++) await Promise.all([ours(), engineAlone(), rawCall(), bare()]);
+	for (let i = 0; i < 100; i++)
+		await Promise.all([ours(), engineAlone(), rawCall(), bare(), bareWithoutCall()]);
 	const ms = await sideBySide(300, {
 		ours: (count) => msEach(count, ours),
 		engine: (count) => msEach(count, engineAlone),
 		raw: (count) => msEach(count, rawCall),
 		bare: (count) => msEach(count, bare),
+		bareWithoutCall: (count) => msEach(count, bareWithoutCall),
 	});
 	const what = 'One-call workflow (Call Tool), per execution';
 	if (measure)
@@ -339,6 +344,12 @@ async function oneCallRows(client: Client, peer: Peer | undefined, measure: bool
 				floorName: `engine alone ${ms.engine.toFixed(2)} + raw SDK call ${ms.raw.toFixed(2)}`,
 				floor: ms.engine + ms.raw,
 				target: 2,
+			},
+			{
+				what,
+				ours: ms.ours,
+				floorName: `the bare node without its call ${ms.bareWithoutCall.toFixed(2)} + raw SDK call ${ms.raw.toFixed(2)}`,
+				floor: ms.bareWithoutCall + ms.raw,
 			},
 			{ what, ours: ms.ours, floorName: 'a bare node making the same SDK call', floor: ms.bare },
 		);
