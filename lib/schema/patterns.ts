@@ -59,10 +59,15 @@ export function backtracksExponentially(pattern: string): boolean {
  * match a common character (`^\w*\w*\w*!`, `^\s*.*\s*$`); undefined when neither.
  */
 export function backtrackingRisk(pattern: string): BacktrackingRisk | undefined {
+	return riskOf(pattern).risk;
+}
+
+/** The risk, and the most parts in a row that can match a common character (the degree of a polynomial). */
+function riskOf(pattern: string): { risk?: BacktrackingRisk; parts: number } {
 	// A search tries the pattern at each start: a part before it that takes any character.
 	const searchStart = SAMPLE.map(() => 1);
 	const groups: GroupFrame[] = [frameAt(-1, searchStart, false)];
-	let polynomial = false;
+	let parts = 0;
 	let index = 0;
 	while (index < pattern.length) {
 		const frame = groups[groups.length - 1];
@@ -90,12 +95,12 @@ export function backtrackingRisk(pattern: string): BacktrackingRisk | undefined 
 			atom = pattern.slice(inner.start, atomEnd);
 		}
 		const quantifier = quantifierAt(pattern, atomEnd);
-		if (inner && quantifier?.repeats && isAmbiguous(inner)) return 'exponential';
+		if (inner && quantifier?.repeats && isAmbiguous(inner)) return { risk: 'exponential', parts };
 		const parent = groups[groups.length - 1];
 		if (inner) parent.unbounded.push(...inner.unbounded);
 		if (quantifier?.varies) parent.unbounded.push(atom);
 		parent.run = runAfter(parent.run, atom, inner, quantifier);
-		polynomial ||= parent.run.some((count) => count >= SLOW_RUN);
+		parts = Math.max(parts, ...parent.run);
 		if (!/^[\^$]$/.test(atom)) {
 			parent.last = { source: atom, quantified: quantifier !== undefined };
 			parent.first ??= parent.last;
@@ -105,7 +110,7 @@ export function backtrackingRisk(pattern: string): BacktrackingRisk | undefined 
 		}
 		index = quantifier?.end ?? atomEnd;
 	}
-	return polynomial ? 'polynomial' : undefined;
+	return parts >= SLOW_RUN ? { risk: 'polynomial', parts } : { parts };
 }
 
 function frameAt(start: number, run: Run, lookaround: boolean): GroupFrame {
@@ -282,17 +287,47 @@ export function patternRefusal(pattern: string): string | undefined {
 }
 
 /**
+ * The longest value JavaScript's engine checks against a pattern that may take it polynomial time
+ * and that the linear-time engine cannot run: one of `parts` parts in a row tries about
+ * length^parts / parts! splits of a value that fails, and this keeps them to some 20 million, a
+ * few hundredths of a second (493 characters for three parts, 148 for four, 75 for five).
+ */
+export function longestValueFor(parts: number): number {
+	let splits = 2e7;
+	for (let factor = 2; factor <= parts; factor++) splits *= factor;
+	return Math.floor(splits ** (1 / parts));
+}
+
+/**
  * ajv's regular expressions (vettedPattern), with a pattern refused (patternRefusal) left out: it
  * matches every string, and `onLeftOut` hears of it, so the schema's other rules are still checked.
+ * A pattern run in JavaScript's engine though it may take polynomial time is left out of the
+ * values longer than it can take (longestValueFor) alone, and `onValueLeftOut` hears of each.
  */
-export function guardedRegExp(onLeftOut: (pattern: string, reason: string) => void): RegExpEngine {
+export function guardedRegExp(
+	onLeftOut: (pattern: string, reason: string) => void,
+	onValueLeftOut: (pattern: string, reason: string) => void,
+): RegExpEngine {
 	const engine = (pattern: string, flags: string): RegExpLike => {
 		const vetted = vettedPattern(pattern, flags);
-		if ('regExp' in vetted) return vetted.regExp;
-		onLeftOut(pattern, vetted.refusal);
-		// ajv shares one compiled pattern among schemas by this text.
-		const matchesAll: RegExpLike = { test: () => true };
-		return Object.assign(matchesAll, { toString: () => `left out: ${pattern}` });
+		if ('refusal' in vetted) {
+			onLeftOut(pattern, vetted.refusal);
+			// ajv shares one compiled pattern among schemas by this text.
+			const matchesAll: RegExpLike = { test: () => true };
+			return Object.assign(matchesAll, { toString: () => `left out: ${pattern}` });
+		}
+		const { regExp, slowOnLongValues } = vetted;
+		if (slowOnLongValues === undefined) return regExp;
+		const { why, longest } = slowOnLongValues;
+		const reason = `${why}; it is checked on values of up to ${longest} characters`;
+		const capped: RegExpLike = {
+			test: (value) => {
+				if (value.length <= longest) return regExp.test(value);
+				onValueLeftOut(pattern, reason);
+				return true;
+			},
+		};
+		return Object.assign(capped, { toString: () => `capped: ${pattern}` });
 	};
 	return Object.assign(engine, { code: 'guardedRegExp' });
 }
@@ -314,22 +349,24 @@ const SLOWNESS: Record<BacktrackingRisk, string> = {
 function vettedPattern(
 	pattern: string,
 	flags: string,
-): { regExp: RegExpLike } | { refusal: string } {
+):
+	| { regExp: RegExpLike; slowOnLongValues?: { why: string; longest: number } }
+	| { refusal: string } {
 	let regExp: RegExp;
 	try {
 		regExp = nativeRegExp(pattern, flags);
 	} catch (error) {
 		return { refusal: `it is no JavaScript regular expression: ${reasonOf(error)}` };
 	}
-	const risk = backtrackingRisk(pattern);
+	const { risk, parts } = riskOf(pattern);
 	if (risk === undefined) return { regExp };
 	const linear = linearRegExp(pattern);
 	if ('regExp' in linear) return linear;
-	// Slow only on values thousands of characters long: checked as JavaScript checks it, rather than not at all.
-	if (risk === 'polynomial') return { regExp };
-	return {
-		refusal: `${SLOWNESS[risk]}, and the linear-time engine cannot run it: ${linear.refusal}`,
-	};
+	const why = `${SLOWNESS[risk]}, and the linear-time engine cannot run it: ${linear.refusal}`;
+	// Slow only on long values: the short ones are checked as JavaScript checks them.
+	if (risk === 'polynomial')
+		return { regExp, slowOnLongValues: { why, longest: longestValueFor(parts) } };
+	return { refusal: why };
 }
 
 /** Throws the error of the pattern with ajv's flags when it compiles neither way. */

@@ -41,7 +41,12 @@ const ROOT_ID = 'urn:tool-schema:root';
 export class SchemaValidator {
 	/** The patterns left out of the schema being compiled, with why. */
 	private readonly leftOut = new Map<string, string>();
-	private readonly regExp = guardedRegExp((pattern, reason) => this.leftOut.set(pattern, reason));
+	/** The patterns left out of a value of the one being checked (too long for a slow pattern), with why. */
+	private readonly leftOutOfValues = new Map<string, string>();
+	private readonly regExp = guardedRegExp(
+		(pattern, reason) => this.leftOut.set(pattern, reason),
+		(pattern, reason) => this.leftOutOfValues.set(pattern, reason),
+	);
 	private compilers = this.newCompilers();
 	/** Schemas compiled by the current compilers. */
 	private compilations = 0;
@@ -51,13 +56,17 @@ export class SchemaValidator {
 	check(schema: JsonSchema, value: unknown): CheckResult {
 		const compiled = this.compile(schema);
 		if ('error' in compiled) return { status: 'unchecked', reason: compiled.error };
-		const skipped = compiled.skipped === undefined ? {} : { skipped: compiled.skipped };
 		let valid: boolean;
+		this.leftOutOfValues.clear();
 		try {
 			valid = compiled.validate(value) as boolean;
 		} catch (error) {
 			return { status: 'unchecked', reason: whyCheckThrew(error) };
 		}
+		const skippedText = [compiled.skipped, describeLeftOut(this.leftOutOfValues)]
+			.filter((text) => text !== undefined && text !== '')
+			.join('; ');
+		const skipped = skippedText === '' ? {} : { skipped: skippedText };
 		if (valid) return { status: 'valid', ...skipped };
 		return { status: 'invalid', issues: (compiled.validate.errors ?? []).map(toIssue), ...skipped };
 	}

@@ -1,6 +1,7 @@
 import {
 	backtrackingRisk,
 	backtracksExponentially,
+	longestValueFor,
 	patternRefusal,
 } from '../../lib/schema/patterns';
 
@@ -105,6 +106,10 @@ describe('patternRefusal', () => {
 	it('runs patterns that may take JavaScript too long in the linear-time engine', () => {
 		expect(patternRefusal('^(a+)+$')).toBeUndefined();
 		expect(patternRefusal('^\\s*.*\\s*$')).toBeUndefined();
+	});
+
+	it('gives JavaScript shorter values the more parts in a row a slow pattern has', () => {
+		expect([3, 4, 5, 8].map(longestValueFor)).toEqual([493, 148, 75, 30]);
 	});
 
 	it('runs in JavaScript a pattern that may take polynomial time and the linear-time engine cannot run', () => {

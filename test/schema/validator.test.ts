@@ -343,6 +343,29 @@ describe('SchemaValidator', () => {
 		},
 	);
 
+	it('checks a value short enough against a slow pattern the linear-time engine cannot run, and leaves out a longer one, saying so', () => {
+		const pattern = '^\\s*[\\p{sc=Latn}\\s]+\\s*$';
+		const schema = { type: 'object', properties: { name: { type: 'string', pattern } } };
+		const validator = new SchemaValidator();
+		expect(validator.check(schema, { name: `${' '.repeat(400)}!` })).toMatchObject({
+			status: 'invalid',
+		});
+		expect(validator.check(schema, { name: `${' '.repeat(5_000)}!` })).toEqual({
+			status: 'valid',
+			skipped: expect.stringMatching(
+				/^pattern ".*" was not checked: .* polynomial time .* it is checked on values of up to 493 characters$/,
+			),
+		});
+		expect(validator.check(schema, { name: 'Ada' })).toEqual({ status: 'valid' });
+		// Eight parts in a row: checked on values of up to 30 characters.
+		const eight = { type: 'string', pattern: '^(?=a)\\w*\\w*\\w*\\w*\\w*\\w*\\w*\\w*!$' };
+		expect(validator.check(eight, `a${'a'.repeat(20)}`)).toMatchObject({ status: 'invalid' });
+		expect(validator.check(eight, 'a'.repeat(100))).toEqual({
+			status: 'valid',
+			skipped: expect.stringMatching(/it is checked on values of up to 30 characters$/),
+		});
+	});
+
 	it('leaves out a group repeated hundreds of times that may take exponential time, which even the linear-time engine is slow on', () => {
 		const pattern = '^(?:[a-z0-9]+\\s*){1,1000}$';
 		const schema = { type: 'object', properties: { text: { type: 'string', pattern } } };
