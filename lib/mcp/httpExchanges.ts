@@ -1,6 +1,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
 	DEFAULT_MAX_MESSAGE_BYTES,
+	isAnswerByItsHead,
 	isRequestOrNotification,
 	LocalAnswers,
 	messageId,
@@ -127,8 +128,11 @@ export class HttpExchanges implements MessageReader {
 		const events = new SseEvents(() => this.maxMessageBytes, {
 			pass,
 			// A response stream carries one answer: one too large ends it, and nothing more is read.
+			// A message whose first bytes do not show it is an answer is read to its end, where its
+			// last bytes tell (a request of the server's may name its params before its method).
 			cut: (event) => {
-				if (request === undefined || !isAnswer(event)) return true;
+				if (request === undefined || !isAnswer(event) || !isAnswerByItsHead(event.head))
+					return true;
 				this.inFlight.delete(String(request));
 				answer(this.answers.tooLarge(request, event.bytes, this.maxMessageBytes, true));
 				return false;

@@ -97,8 +97,8 @@ export class LocalAnswers {
 
 /** A JSON string, escapes included. */
 const STRING = String.raw`"(?:[^"\\]|\\.)*"`;
-/** A JSON-RPC id: an integer or a string. */
-const ID = String.raw`(-?\d+|${STRING})`;
+/** A JSON-RPC id: a number (an integer, as ids are, or any other) or a string. */
+const ID = String.raw`(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|${STRING})(?=\s*[,}])`;
 /** The message's own keys before any nested value: text outside strings holds no `{` or `[`. */
 const LEADING_KEYS = String.raw`^\s*\{(?:[^{}\[\]"]|${STRING})*?`;
 /** The message's own keys after its last nested value: scalars only, then its closing brace. */
@@ -107,6 +107,7 @@ const TRAILING_KEYS = String.raw`(?:\s*,\s*${STRING}\s*:\s*(?:${STRING}|[-\w.]+)
 const LEADING_ID = new RegExp(String.raw`${LEADING_KEYS}"id"\s*:\s*${ID}`);
 const TRAILING_ID = new RegExp(String.raw`"id"\s*:\s*${ID}${TRAILING_KEYS}`);
 const LEADING_METHOD = new RegExp(String.raw`${LEADING_KEYS}"method"\s*:\s*(${STRING})`);
+const LEADING_OUTCOME = new RegExp(String.raw`${LEADING_KEYS}"(?:result|error)"\s*:`);
 const TRAILING_METHOD = new RegExp(String.raw`"method"\s*:\s*(${STRING})${TRAILING_KEYS}`);
 
 /** The first and last bytes of a message too large to keep. */
@@ -129,6 +130,15 @@ export function messageId({ head, tail }: Ends): RequestId | undefined {
 /** A request or a notification, not an answer: the message names a method among its own keys. */
 export function isRequestOrNotification(ends: Ends): boolean {
 	return methodOf(ends) !== undefined;
+}
+
+/**
+ * An answer by its first bytes alone: its result or error is named among its own keys before any
+ * nested value. A message whose first bytes show neither that nor a method (a request that names
+ * its params first) is told apart only by its last bytes.
+ */
+export function isAnswerByItsHead(head: string): boolean {
+	return LEADING_OUTCOME.test(head) && !LEADING_METHOD.test(head);
 }
 
 /** The method a request or notification names among its own keys, first or last. */

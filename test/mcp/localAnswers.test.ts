@@ -29,6 +29,16 @@ describe('a server request too large to read, as handed to the SDK', () => {
 			-4,
 		],
 		[
+			'a decimal id first',
+			`{"jsonrpc":"2.0","id":1.5,"method":"elicitation/create","params":{"message":"${filler}"}}`,
+			1.5,
+		],
+		[
+			'an id with an exponent after its params',
+			`{"method":"elicitation/create","params":{"message":"${filler}"},"jsonrpc":"2.0","id":1e3}`,
+			1000,
+		],
+		[
 			'a numeric id last (as the TypeScript SDK writes it)',
 			`{"method":"sampling/createMessage","params":{"text":"${filler}"},"jsonrpc":"2.0","id":7}`,
 			7,
