@@ -21,23 +21,54 @@ export function endpointUrl(
 }
 
 /**
- * Parameter names that carry a key: `key`, `code` (Azure Functions), `sig` (a SAS), `token`,
- * `api_key`, `secret`, `password`, `auth`. Other parameters route or version the call
- * (`api-version`, `region=westeurope`, `deployment=gpt-4o-mini`): hiding their values would
- * rewrite every text that holds those words, the model's own answer included.
+ * The words of parameter names that carry a key (`key`, `api_key`, `x-api-key`, `code` for Azure
+ * Functions, `sig` for a SAS, `access_token`, `client_secret`). Other parameters route or version
+ * the call (`api-version`, `region=westeurope`, `deployment=gpt-4o-mini`, `max_tokens`): hiding
+ * their values would rewrite every text that holds those words, the model's own answer included.
  */
-const KEY_NAME = /key|code|sig|token|secret|pass|auth|credential/i;
+const KEY_WORDS = new Set([
+	'key',
+	'apikey',
+	'code',
+	'sig',
+	'signature',
+	'token',
+	'secret',
+	'password',
+	'passwd',
+	'pwd',
+	'pass',
+	'auth',
+	'authorization',
+	'credential',
+	'credentials',
+	'jwt',
+	'bearer',
+	'sid',
+	'session',
+	'hmac',
+]);
+
+/** Whether a parameter's name has a word of a key's (`subscriptionKey`, `X-API-Key`, `access_token`). */
+function namesAKey(name: string): boolean {
+	const words = name
+		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+		.toLowerCase()
+		.split(/[-_.\s]+/);
+	return words.some((word) => KEY_WORDS.has(word)) || KEY_WORDS.has(words.join(''));
+}
 
 /**
  * The values in the Base URL's query that must never appear in an output or a log: gateways take
- * keys there (`?key=…`, `?code=…`, a bare token), and the URL shows in traces and errors. Each as
- * written and decoded.
+ * keys there (`?key=…`, `?code=…`, a bare token, base64 padding and all), and the URL shows in
+ * traces and errors. Each as written and decoded.
  */
 export function querySecrets(baseUrl: string): string[] {
 	return partsOf(baseUrl).params.flatMap((param) => {
 		const equals = param.indexOf('=');
-		if (equals >= 0 && !KEY_NAME.test(decoded(param.slice(0, equals)))) return [];
-		const written = param.slice(equals + 1);
+		const bare = equals < 0 || /^=+$/.test(param.slice(equals));
+		if (!bare && !namesAKey(decoded(param.slice(0, equals)))) return [];
+		const written = bare ? param : param.slice(equals + 1);
 		return [...new Set([written, decoded(written)])];
 	});
 }

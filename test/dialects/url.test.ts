@@ -121,5 +121,18 @@ describe('querySecrets', () => {
 				'https://gw.example/v1?API-Version=preview&region=westeurope&deployment=gpt-4o-mini',
 			),
 		).toEqual([]);
+		expect(
+			querySecrets(
+				'https://gw.example/v1?author=openai-team&keyword=weather&zipcode=100000&design=anthropic&max_tokens=4096',
+			),
+		).toEqual([]);
+	});
+
+	it('takes the values of parameters with a key word in their name, and a bare base64 token', () => {
+		expect(
+			querySecrets(
+				'https://gw.example/v1?jwt=eyJ.a.b&pwd=hunter22&subscriptionKey=sub-1&X-API-Key=xk-1&c2stYWJjZGVmZ2hpamtsbW5vcA==',
+			),
+		).toEqual(['eyJ.a.b', 'hunter22', 'sub-1', 'xk-1', 'c2stYWJjZGVmZ2hpamtsbW5vcA==']);
 	});
 });
