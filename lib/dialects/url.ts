@@ -21,23 +21,17 @@ export function endpointUrl(
 }
 
 /**
- * The words of parameter names that carry a key (`key`, `api_key`, `x-api-key`, `code` for Azure
- * Functions, `sig` for a SAS, `access_token`, `client_secret`). Other parameters route or version
- * the call (`api-version`, `region=westeurope`, `deployment=gpt-4o-mini`, `max_tokens`): hiding
- * their values would rewrite every text that holds those words, the model's own answer included.
+ * The words of parameter names that carry a key (`key`, `api_key`, `x-api-key`, `sig` for a SAS,
+ * `access_token`, `client_secret`), and the endings of such names written as one word
+ * (`accesstoken`, `subscriptionkey`). Other parameters route or version the call (`api-version`,
+ * `region=westeurope`, `deployment=gpt-4o-mini`, `max_tokens`, `language_code`): hiding their
+ * values would rewrite every text that holds those words, the model's own answer included.
  */
 const KEY_WORDS = new Set([
-	'key',
-	'apikey',
-	'code',
 	'sig',
 	'signature',
-	'token',
-	'secret',
-	'password',
-	'passwd',
-	'pwd',
 	'pass',
+	'pwd',
 	'auth',
 	'authorization',
 	'credential',
@@ -48,14 +42,17 @@ const KEY_WORDS = new Set([
 	'session',
 	'hmac',
 ]);
+const KEY_ENDING = /(?:key|token|secret|passw(?:or)?d)$/;
 
-/** Whether a parameter's name has a word of a key's (`subscriptionKey`, `X-API-Key`, `access_token`). */
+/** Whether a parameter's name says it carries a key (`subscriptionKey`, `X-API-Key`, `access_token`, `code`). */
 function namesAKey(name: string): boolean {
+	// Azure Functions take their key as `code`; `language_code` is no key.
+	if (name.toLowerCase() === 'code') return true;
 	const words = name
 		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
 		.toLowerCase()
 		.split(/[-_.\s]+/);
-	return words.some((word) => KEY_WORDS.has(word)) || KEY_WORDS.has(words.join(''));
+	return words.some((word) => KEY_WORDS.has(word) || KEY_ENDING.test(word));
 }
 
 /**

@@ -123,7 +123,7 @@ describe('querySecrets', () => {
 		).toEqual([]);
 		expect(
 			querySecrets(
-				'https://gw.example/v1?author=openai-team&keyword=weather&zipcode=100000&design=anthropic&max_tokens=4096',
+				'https://gw.example/v1?author=openai-team&keyword=weather&zipcode=100000&design=anthropic&max_tokens=4096&language_code=english',
 			),
 		).toEqual([]);
 	});
@@ -134,5 +134,10 @@ describe('querySecrets', () => {
 				'https://gw.example/v1?jwt=eyJ.a.b&pwd=hunter22&subscriptionKey=sub-1&X-API-Key=xk-1&c2stYWJjZGVmZ2hpamtsbW5vcA==',
 			),
 		).toEqual(['eyJ.a.b', 'hunter22', 'sub-1', 'xk-1', 'c2stYWJjZGVmZ2hpamtsbW5vcA==']);
+		expect(
+			querySecrets(
+				'https://gw.example/v1?accesstoken=at-1&apitoken=pt-1&subscriptionkey=sk-1&apisecret=as-1&Code=fn-1',
+			),
+		).toEqual(['at-1', 'pt-1', 'sk-1', 'as-1', 'fn-1']);
 	});
 });
