@@ -11,6 +11,8 @@ export interface TurnRequest {
 	round: number;
 	/** The conversation's trace before this turn: where a recording finds its place. */
 	trace: readonly TraceEntry[];
+	/** Given the answer's text as a streamed answer brings it. */
+	onText?: (text: string) => void;
 }
 
 /** What answers a turn's request: the model API, or a recorded run in its place. */

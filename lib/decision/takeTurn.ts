@@ -3,6 +3,7 @@ import type { Dialect, ModelSettings, ModelTurn, NotStrict } from '../dialects/t
 import type { Exchange } from '../model/transport';
 import { compactModelRequest } from '../trace/compact';
 import { traceEntry, type TracePolicy } from '../trace/entries';
+import type { AnswerStream } from './answerStream';
 import { applyModelTurn } from './applyTurn';
 import type { ModelEndpoint } from './endpoint';
 import { checkReadyForTurn } from './readiness';
@@ -15,6 +16,8 @@ export interface DecisionContext {
 	maxRounds: number;
 	endpoint: ModelEndpoint;
 	tracePolicy: TracePolicy;
+	/** Where the turn's text goes as it is written, when the workflow streams its answer to a person. */
+	answer?: AnswerStream;
 }
 
 export interface TurnTaken {
@@ -39,19 +42,26 @@ export async function takeModelTurn(
 		const { answer: _earlier, ...stopped } = conversation;
 		return { conversation: { ...stopped, stopReason } };
 	}
-	const { dialect, settings, endpoint } = context;
-	checkReadyForTurn(conversation, settings);
-	const { body, names, notStrict } = dialect.buildRequest(conversation, settings);
+	const { dialect, settings, endpoint, answer } = context;
 	const round = rounds + 1;
 	const startedAt = Date.now();
-	const exchange = await endpoint.exchange({
-		body,
-		model: settings.model,
-		stream: settings.stream,
-		round,
-		trace: conversation.trace,
+	const { exchange, turn, notStrict } = await (async () => {
+		checkReadyForTurn(conversation, settings);
+		const request = dialect.buildRequest(conversation, settings);
+		const exchange = await endpoint.exchange({
+			body: request.body,
+			model: settings.model,
+			stream: settings.stream,
+			round,
+			trace: conversation.trace,
+			onText: answer && ((text) => answer.text(text)),
+		});
+		return { ...request, exchange, turn: dialect.parseResponse(exchange.response, request.names) };
+	})().catch(async (error: unknown) => {
+		await answer?.fail((error as Error).message);
+		throw error;
 	});
-	const turn = dialect.parseResponse(exchange.response, names);
+	await answer?.finish({ content: turn.message.content, toolCalls: turn.toolCalls });
 	const next = applyModelTurn(conversation, turn, strictTools(conversation, settings, notStrict));
 	const trace = turnTrace(
 		exchange,

@@ -82,7 +82,11 @@ export interface ModelTurn {
 
 /** Folds streamed events into the body a non-streamed call would have returned. */
 export interface StreamAssembler<TChunk, TResponse> {
-	push(chunk: TChunk): void;
+	/**
+	 * Folds one event in; returns the answer text it adds, as the turn's `content` will hold it
+	 * ('' when it adds none: calls, reasoning, bookkeeping), so the text can be shown as it is written.
+	 */
+	push(chunk: TChunk): string;
 	/** True once the vendor's end-of-turn event arrived; a stream that ends before it was cut short. */
 	finished(): boolean;
 	result(): TResponse;

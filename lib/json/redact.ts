@@ -240,7 +240,7 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
  * `make` for a list of strings, its results kept for the last 32 lists: what is made from the
  * secrets or key rules of a node costs far more than using it, and nodes make a redactor per item.
  */
-function keptForRecentLists<T>(
+export function keptForRecentLists<T>(
 	make: (list: readonly string[]) => T,
 ): (list: readonly string[]) => T {
 	const kept = new Map<string, T>();

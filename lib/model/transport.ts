@@ -64,6 +64,15 @@ export function endpointSecrets(endpoint: EndpointConfig): string[] {
 	];
 }
 
+/** One model call: the body the dialect built, and whether to stream the answer. */
+export interface ModelCall<TRequest> {
+	body: TRequest;
+	model: string;
+	stream: boolean;
+	/** Given the answer's text piece by piece as a stream brings it (never for a whole JSON answer). */
+	onText?: (text: string) => void;
+}
+
 /**
  * One model turn over HTTP in the dialect's wire format: retries with the server's Retry-After,
  * every attempt recorded, streamed events folded by the dialect's assembler into the body a
@@ -72,7 +81,7 @@ export function endpointSecrets(endpoint: EndpointConfig): string[] {
 export async function callModel<TRequest, TResponse, TChunk>(
 	dialect: Dialect<TRequest, TResponse, TChunk>,
 	endpoint: EndpointConfig,
-	call: { body: TRequest; model: string; stream: boolean },
+	call: ModelCall<TRequest>,
 	options: ModelCallOptions,
 ): Promise<Exchange<TResponse>> {
 	const { http } = dialect;
@@ -116,7 +125,7 @@ export async function callModel<TRequest, TResponse, TChunk>(
 							? foldedEvents(body, response.status, dialect, secrets)
 							: body) as TResponse,
 					}))
-				: streamedBody(response, dialect, secrets, timer),
+				: streamedBody(response, dialect, secrets, timer, call.onText),
 	);
 	return { request: recorded, attempts, ...result };
 }
@@ -189,16 +198,18 @@ function foldedEvents<TResponse, TChunk>(
 }
 
 /**
- * Streamed events folded by the dialect's assembler into the body a non-streamed call returns.
- * Every piece that arrives restarts the idle timeout, the keep-alive comments some gateways send
- * while a model thinks included. A stream lost before its first event fails as a lost connection
- * does (and is retried); one lost later is cut short.
+ * Streamed events folded by the dialect's assembler into the body a non-streamed call returns,
+ * the answer's text handed to `onText` as it comes. Every piece that arrives restarts the idle
+ * timeout, the keep-alive comments some gateways send while a model thinks included. A stream lost
+ * before its first event fails as a lost connection does (and is retried); one lost later is cut
+ * short, so no text is ever given twice.
  */
 async function streamedBody<TResponse, TChunk>(
 	response: HttpResponse,
 	dialect: Dialect<unknown, TResponse, TChunk>,
 	secrets: string[],
 	timer: AttemptTimer,
+	onText?: (text: string) => void,
 ): Promise<{ response: TResponse; chunks: number }> {
 	const assembler = dialect.createStreamAssembler();
 	let chunks = 0;
@@ -212,8 +223,9 @@ async function streamedBody<TResponse, TChunk>(
 		for await (const data of streamedEvents(pieces, dialect.http.streamFraming)) {
 			const event = parseBody(data);
 			throwIfErrorBody(event, response.status, dialect, secrets);
-			assembler.push(event as TChunk);
+			const text = assembler.push(event as TChunk);
 			chunks++;
+			if (text !== '') onText?.(text);
 		}
 	} catch (error) {
 		// The abort's reason (the timeout, a cancel) comes back as the error of the read.

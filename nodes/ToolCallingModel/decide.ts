@@ -21,6 +21,7 @@ import type { Routed } from '../shared/items';
 import { itemParameter } from '../shared/parameters';
 import { answersFromRecording } from '../shared/recordingOptions';
 import { nodeRedactions } from '../shared/traceOptions';
+import { chatStreamFor } from './chat';
 import { liveEndpoints, recordedEndpoints } from './endpoints';
 import { providerOf } from './providers';
 import { settingsOf } from './settings';
@@ -53,6 +54,7 @@ export async function decide(context: IExecuteFunctions) {
 			maxRounds: settings.maxRounds,
 			endpoint: endpoints.forItem(itemIndex, dialect, settings, redaction),
 			tracePolicy: redaction.trace,
+			answer: chatStreamFor(context, itemIndex, settings, endpoints.secrets),
 		}).catch((error: unknown) => {
 			throw nodeErrorOfTurn(context, error, itemIndex);
 		});

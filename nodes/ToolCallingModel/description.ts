@@ -123,6 +123,14 @@ export const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Announce Tool Calls',
+				name: 'announceToolCalls',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to add one line per tool the model calls ("Calling get_weather…") to the text streamed to the chat',
+			},
+			{
 				displayName: 'Items in Parallel',
 				name: 'concurrency',
 				type: 'number',
@@ -207,7 +215,15 @@ export const properties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to receive the answer as a stream of chunks; the output is the same either way',
+					'Whether to receive the answer as a stream of chunks; the output is the same either way. In a chat, the text then appears as it is written.',
+			},
+			{
+				displayName: 'Stream to Chat',
+				name: 'streamToChat',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to send the model’s text to the person when the workflow streams its answer (a Chat Trigger or Webhook whose Response Mode is Streaming). Turn off for a model whose text is not for the person.',
 			},
 			{
 				displayName: 'Temperature',

@@ -11,9 +11,12 @@ export interface NodeSettings {
 	timeoutMs: number;
 	maxRetries: number;
 	maxRounds: number;
+	/** Whether to send the text to the caller when n8n streams the answer, and with what. */
+	chat: { stream: boolean; announceToolCalls: boolean };
 }
 
 interface Options {
+	announceToolCalls?: boolean;
 	maxRetries?: number;
 	maxRounds?: number;
 	maxTokens?: number;
@@ -22,6 +25,7 @@ interface Options {
 	parallelToolCalls?: boolean;
 	strict?: boolean;
 	stream?: boolean;
+	streamToChat?: boolean;
 	temperature?: number;
 	timeoutMs?: number;
 }
@@ -51,6 +55,10 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,
+		chat: {
+			stream: options.streamToChat ?? true,
+			announceToolCalls: options.announceToolCalls ?? false,
+		},
 	};
 }
 

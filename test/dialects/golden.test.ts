@@ -30,11 +30,12 @@ function namesFor(dialect: Dialect, toolNames: string[]) {
 	return dialect.buildRequest(conversation, settingsForParsing).names;
 }
 
+/** The assembled body, and the answer's text as the pieces push gave it, joined. */
 function streamed(dialect: Dialect, chunks: unknown[]) {
 	const assembler = dialect.createStreamAssembler();
-	for (const chunk of chunks) assembler.push(chunk);
+	const pieces = chunks.map((chunk) => assembler.push(chunk));
 	expect(assembler.finished()).toBe(true);
-	return assembler.result();
+	return { body: assembler.result(), text: pieces.join('') };
 }
 
 const folders = readdirSync(root);
@@ -70,11 +71,11 @@ describe.each(folders)('%s', (folder) => {
 
 	it.each(cases('stream'))('%s', (file) => {
 		const fixture = read(folder, file);
-		const turn = dialect.parseResponse(
-			streamed(dialect, fixture.chunks),
-			namesFor(dialect, fixture.toolNames),
-		);
+		const { body, text } = streamed(dialect, fixture.chunks);
+		const turn = dialect.parseResponse(body, namesFor(dialect, fixture.toolNames));
 		expect(turn).toEqual(fixture.expected);
+		// What streams to a person as it is written is the turn's text, byte for byte.
+		expect(text).toBe(turn.message.content ?? '');
 		if (fixture.sameAs) expect(turn).toEqual(read(folder, fixture.sameAs).expected);
 	});
 });

@@ -32,6 +32,7 @@ import {
 	type IVersionedNodeType,
 	type IWorkflowExecuteAdditionalData,
 	type IWorkflowSettings,
+	type StructuredChunk,
 } from 'n8n-workflow';
 import { name as packageName } from '../../package.json';
 import { checkContract } from './contract';
@@ -56,6 +57,11 @@ export interface RunOptions {
 	inputItems?: INodeExecutionData[];
 	/** The workflow's id, as n8n gives it to nodes (`this.getWorkflow().id`); 'engine-test' when absent. */
 	workflowId?: string;
+	/**
+	 * Runs as n8n runs a workflow whose trigger answers by streaming (a Chat Trigger or Webhook in
+	 * Streaming response mode): a webhook execution with streaming on and this as its sendChunk hook.
+	 */
+	onChunk?: (chunk: StructuredChunk) => void | Promise<void>;
 }
 
 export interface NodeRun {
@@ -326,13 +332,18 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	const workflow = new Workflow({ ...workflowData, nodeTypes });
 	const executionId = '1';
 	const additionalData = additionalDataFor(workflowData, executionId, options.credentials);
+	if (options.onChunk) {
+		additionalData.streamingEnabled = true;
+		additionalData.hooks!.addHandler('sendChunk', options.onChunk);
+	}
 
 	const pinData = options.inputItems
 		? { [json.nodes[0].name]: structuredClone(options.inputItems) }
 		: undefined;
 	// The first node starts the run, as when the editor executes a workflow from its trigger.
 	const startNode = workflow.getNode(json.nodes[0].name) ?? undefined;
-	const raw = await new WorkflowExecute(additionalData, 'manual').run({
+	const mode = options.onChunk ? 'webhook' : 'manual';
+	const raw = await new WorkflowExecute(additionalData, mode).run({
 		workflow,
 		startNode,
 		pinData,

@@ -1,5 +1,6 @@
 import { isRecord } from '../../json/value';
 import type { StreamAssembler } from '../types';
+import { textOf } from './response';
 import type {
 	AnthropicBlock,
 	AnthropicDelta,
@@ -26,22 +27,27 @@ export function createAnthropicStreamAssembler(): StreamAssembler<
 	let error: unknown;
 	let stopped = false;
 
-	function start(message: Record<string, unknown>): void {
+	/** Takes the message's head; returns the text of blocks it already holds. */
+	function start(message: Record<string, unknown>): string {
 		const { content, usage: startUsage, ...rest } = message;
 		head = rest;
-		// A message can start with blocks already in it; the events that follow index after them.
-		if (Array.isArray(content))
-			blocks.push(...content.map((block) => (isRecord(block) ? { ...block } : block)));
 		if (isRecord(startUsage)) usage = { ...startUsage, ...usage };
+		// A message can start with blocks already in it; the events that follow index after them.
+		if (!Array.isArray(content)) return '';
+		blocks.push(...content.map((block) => (isRecord(block) ? { ...block } : block)));
+		return textOf(content.filter(isRecord));
 	}
 
-	function addDelta(index: number, delta: AnthropicDelta): void {
+	/** Folds a delta into its block; returns the answer text it adds. */
+	function addDelta(index: number, delta: AnthropicDelta): string {
 		const block = blocks[index];
-		if (!isRecord(block) || !isRecord(delta)) return;
+		if (!isRecord(block) || !isRecord(delta)) return '';
 		switch (delta.type) {
 			case 'text_delta':
-				append(block, 'text', delta.text);
-				break;
+				// Only a text block's text is the answer's (see textOf).
+				return append(block, 'text', delta.text) && block.type === 'text'
+					? (delta.text as string)
+					: '';
 			case 'input_json_delta':
 				if (typeof delta.partial_json === 'string')
 					inputJson.set(index, `${inputJson.get(index) ?? ''}${delta.partial_json}`);
@@ -59,22 +65,25 @@ export function createAnthropicStreamAssembler(): StreamAssembler<
 				];
 				break;
 		}
+		return '';
 	}
 
 	return {
 		push(event) {
-			if (!isRecord(event)) return;
+			if (!isRecord(event)) return '';
 			switch (event.type) {
 				case 'message_start':
 					// A repeated message_start adds nothing: the first one stands.
-					if (!head && isRecord(event.message)) start(event.message);
+					if (!head && isRecord(event.message)) return start(event.message);
 					break;
 				case 'content_block_start':
-					if (typeof event.index === 'number' && isRecord(event.content_block))
+					if (typeof event.index === 'number' && isRecord(event.content_block)) {
 						blocks[event.index] = { ...event.content_block };
+						return textOf([event.content_block]);
+					}
 					break;
 				case 'content_block_delta':
-					if (typeof event.index === 'number') addDelta(event.index, event.delta);
+					if (typeof event.index === 'number') return addDelta(event.index, event.delta);
 					break;
 				case 'message_delta':
 					if (isRecord(event.delta)) stop = { ...stop, ...event.delta };
@@ -87,6 +96,7 @@ export function createAnthropicStreamAssembler(): StreamAssembler<
 					error = event.error;
 					break;
 			}
+			return '';
 		},
 		// Only message_stop ends the turn; a stream that breaks off before it was cut short.
 		finished: () => stopped,
@@ -117,8 +127,10 @@ export function createAnthropicStreamAssembler(): StreamAssembler<
 }
 
 /** A delta without its text (or with something else there) adds nothing, not "undefined". */
-function append(block: Record<string, unknown>, key: string, piece: unknown): void {
-	if (typeof piece === 'string') block[key] = `${block[key] ?? ''}${piece}`;
+function append(block: Record<string, unknown>, key: string, piece: unknown): boolean {
+	if (typeof piece !== 'string') return false;
+	block[key] = `${block[key] ?? ''}${piece}`;
+	return true;
 }
 
 /** message_delta sends null for a count it does not report; the count from message_start stands. */

@@ -1,5 +1,6 @@
 import { isRecord } from '../../json/value';
 import type { StreamAssembler } from '../types';
+import { visibleText } from './response';
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from './wire';
 
 const TEXT_KEYS = new Set(['text', 'thought', 'thoughtSignature']);
@@ -42,17 +43,19 @@ export function createGeminiStreamAssembler(): StreamAssembler<GeminiResponse, G
 
 	return {
 		push(chunk) {
-			if (!isRecord(chunk)) return;
+			if (!isRecord(chunk)) return '';
 			const { candidates, ...rest } = chunk;
 			Object.assign(head, rest);
 			const first = Array.isArray(candidates)
 				? candidates.find((c) => isRecord(c) && (c.index ?? 0) === 0)
 				: undefined;
-			if (!first) return;
+			if (!first) return '';
 			const { content, ...fields } = first;
 			candidate = { ...candidate, ...fields };
 			const pieces = isRecord(content) && Array.isArray(content.parts) ? content.parts : [];
-			for (const part of pieces) if (isRecord(part)) addPart(part);
+			const records = pieces.filter(isRecord);
+			for (const part of records) addPart(part);
+			return visibleText(records);
 		},
 		// A finish reason ends the turn; so does a blocked prompt, which gets no candidate at all.
 		finished: () =>

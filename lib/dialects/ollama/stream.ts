@@ -22,12 +22,12 @@ export function createOllamaStreamAssembler(): StreamAssembler<
 		push(line) {
 			if (!isRecord(line)) {
 				error ??= `not a JSON object: ${excerpt(line)}`;
-				return;
+				return '';
 			}
 			// An error line can arrive after the stream started (the HTTP status is already 200).
 			if (line.error !== undefined) {
 				error ??= line.error;
-				return;
+				return '';
 			}
 			last = line;
 			if (line.done === true) done = true;
@@ -35,6 +35,7 @@ export function createOllamaStreamAssembler(): StreamAssembler<
 			if (typeof message.content === 'string') content += message.content;
 			if (typeof message.thinking === 'string') thinking += message.thinking;
 			if (Array.isArray(message.tool_calls)) toolCalls.push(...message.tool_calls);
+			return typeof message.content === 'string' ? message.content : '';
 		},
 		// The last line says done:true and carries done_reason; a stream without it was cut short.
 		finished: () => done,

@@ -71,7 +71,8 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 	return {
 		push(chunk) {
 			// Malformed parts (a null chunk, choices or tool_calls that are no list) are skipped.
-			if (!isRecord(chunk)) return;
+			if (!isRecord(chunk)) return '';
+			let added = '';
 			if (chunk.error !== undefined) error = chunk.error;
 			head ??=
 				chunk.id !== undefined
@@ -83,11 +84,15 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 				sawChoice = true;
 				const delta = choice.delta ?? {};
 				const text = contentText(delta.content);
-				if (text !== null) content = (content ?? '') + text;
+				if (text !== null) {
+					content = (content ?? '') + text;
+					added += text;
+				}
 				if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
 				for (const fragment of recordsIn(delta.tool_calls)) addCall(fragment);
 				if (choice.finish_reason) finishReason = choice.finish_reason;
 			}
+			return added;
 		},
 		// The turn is over once choice 0 has a finish_reason; [DONE] and the usage chunk may follow.
 		finished: () => finishReason !== null,

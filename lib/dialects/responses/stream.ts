@@ -27,6 +27,8 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 	const output: Json[] = [];
 	let error: unknown;
 	let ended = false;
+	/** The message item whose text was streamed last: the next one's starts a new paragraph. */
+	let textItem: number | undefined;
 
 	// Item events name their item by output_index; the item id is the fallback for servers without it.
 	// Servers with neither send one item at a time: output_item.added opens the next, the rest are
@@ -73,10 +75,20 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 		if (target && typeof value === 'string') target[key] = value;
 	}
 
+	/** A text or refusal delta as the answer shows it: messages are read as paragraphs (see readOutput). */
+	function answerText(event: Json): string {
+		if (typeof event.delta !== 'string' || event.delta === '') return '';
+		const index = indexOf(event);
+		if (output[index]?.type !== 'message') return '';
+		const paragraph = textItem !== undefined && textItem !== index ? '\n\n' : '';
+		textItem = index;
+		return paragraph + event.delta;
+	}
+
 	return {
 		push(event) {
 			// A malformed event (data: null) carries nothing; the rest of the stream is read.
-			if (!isRecord(event)) return;
+			if (!isRecord(event)) return '';
 			if (isRecord(event.response)) response = event.response;
 			if (END_EVENTS.has(String(event.type))) ended = true;
 			switch (event.type) {
@@ -106,13 +118,13 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 				}
 				case 'response.output_text.delta':
 					append(partOf(event, 'output_text'), 'text', event.delta);
-					break;
+					return answerText(event);
 				case 'response.output_text.done':
 					replace(partOf(event, 'output_text'), 'text', event.text);
 					break;
 				case 'response.refusal.delta':
 					append(partOf(event, 'refusal'), 'refusal', event.delta);
-					break;
+					return answerText(event);
 				case 'response.refusal.done':
 					replace(partOf(event, 'refusal'), 'refusal', event.refusal);
 					break;
@@ -123,6 +135,7 @@ export function createResponsesStreamAssembler(): StreamAssembler<
 					replace(itemOf(event), 'arguments', event.arguments);
 					break;
 			}
+			return '';
 		},
 		finished: () => ended,
 		result() {
