@@ -60,12 +60,14 @@ export default tseslint.config(
 			'nodes/ToolCallingModel/ToolCallingModel.node.ts',
 			'nodes/McpClient/McpClient.node.ts',
 			'nodes/ToolCallTrace/ToolCallTrace.node.ts',
+			'nodes/ChatMemory/ChatMemory.node.ts',
 		],
 		rules: {
 			// A model turn decides which tools run; offered as an AI Agent tool it would become a step
 			// of a hidden loop, the opposite of what it is for. The MCP Client and the trace node read
 			// and write conversation items (messages, pending calls, traces), which an agent's tool
-			// call does not carry. So none is usable as a tool.
+			// call does not carry, and Chat Memory turns a table's rows into such items and back. So
+			// none is usable as a tool.
 			'@n8n/community-nodes/node-usable-as-tool': 'off',
 		},
 	},

@@ -18,7 +18,8 @@ export type TraceStep =
 	| 'prompts.list'
 	| 'prompts.get'
 	| 'approval.requested'
-	| 'approval.decision';
+	| 'approval.decision'
+	| 'memory.load';
 
 export interface TracePolicy {
 	/**

@@ -1,0 +1,238 @@
+import { isRecord } from '../json/value';
+import { ConversationError, describeType, readConversation } from './read';
+import type { Conversation, Message, ToolMessage } from './types';
+
+/**
+ * Chat memory: a session's conversation kept between its messages, one stored row per message
+ * (a turn: the person's message and all the model and its tools added in answer), appended and
+ * never rewritten, so two messages of one session at once both keep what they added and a write
+ * cut short leaves the row whole or absent. Loading joins a session's turns in order, trims the
+ * oldest whole turns to the context budget and appends the new message. docs/item-contract.md
+ * describes the stored row and the item's `session`.
+ */
+
+/** One turn as the memory table holds it: the messages as JSON text. */
+export interface TurnRow {
+	sessionId: string;
+	/** The turn's place in the session: 1 for its first message. */
+	turn: number;
+	/** JSON text of the turn's messages, in the item contract's form. */
+	messages: string;
+}
+
+/** One stored turn, read and checked. */
+export interface StoredTurn {
+	turn: number;
+	messages: Message[];
+}
+
+/** What the loaded item carries for the save at its end. */
+export interface SessionMark {
+	id: string;
+	/** The number the turn is stored as: one past the last stored. */
+	turn: number;
+	/** Where the new message is in the item's messages: it and what follows make the turn. */
+	newFrom: number;
+}
+
+/** Limits on what of the session is sent to the model; 0 is no limit. */
+export interface ContextBudget {
+	maxMessages: number;
+	/** Estimated as a token per 4 characters of the messages' JSON. */
+	maxTokens: number;
+	/** A tool result of an earlier turn longer than this many characters becomes a stub that says so. */
+	shortenToolResultsOver: number;
+}
+
+/** What loading kept and left out, for the trace. */
+export interface LoadReport {
+	turnsStored: number;
+	turnsKept: number;
+	messagesKept: number;
+	estimatedTokens: number;
+	/** Oldest turns left out to keep within the budget. */
+	trimmed?: { turns: number; messages: number; reason: string };
+	/** Earlier tool results shortened to a stub. */
+	shortened?: Array<{ turn: number; tool: string; characters: number }>;
+	/** Turns stored under one number: messages of the session answered at the same time. */
+	concurrentTurns?: number[];
+}
+
+export class SessionError extends Error {}
+
+/**
+ * The session's stored turns in order, from the rows a memory table gave (an item without a turn,
+ * as a table node outputs when it found none, counts for none). A row of another session, or one
+ * that breaks the item contract (edited by hand, written by another version), is refused naming
+ * the session and the turn.
+ */
+export function readStoredTurns(rows: readonly unknown[], sessionId: string): StoredTurn[] {
+	const turns = rows
+		.filter((row) => !(isRecord(row) && row.turn === undefined && row.messages === undefined))
+		.map((row, index) => ({ ...readRow(row, sessionId, index), order: orderOf(row, index) }));
+	return turns
+		.sort((a, b) => a.turn - b.turn || a.order - b.order)
+		.map(({ turn, messages }) => ({ turn, messages }));
+}
+
+function readRow(row: unknown, sessionId: string, index: number): StoredTurn {
+	const at = `Session '${sessionId}': stored row ${index + 1}`;
+	if (!isRecord(row)) throw new SessionError(`${at} is ${describeType(row)}, not a row`);
+	if (row.sessionId !== undefined && String(row.sessionId) !== sessionId)
+		throw new SessionError(
+			`${at} belongs to session '${String(row.sessionId)}': the table's rows must be filtered by sessionId`,
+		);
+	const turn =
+		typeof row.turn === 'string' && /^\s*\d+\s*$/.test(row.turn) ? Number(row.turn) : row.turn;
+	if (typeof turn !== 'number' || !Number.isInteger(turn) || turn < 1)
+		throw new SessionError(
+			`${at} has the turn ${JSON.stringify(row.turn)}; a turn is a whole number from 1`,
+		);
+	const where = `Session '${sessionId}', turn ${turn}`;
+	let messages: unknown = row.messages;
+	if (typeof messages === 'string') {
+		try {
+			messages = JSON.parse(messages);
+		} catch (error) {
+			throw new SessionError(`${where}: its messages are not JSON (${(error as Error).message})`);
+		}
+	}
+	if (!Array.isArray(messages) || messages.length === 0)
+		throw new SessionError(
+			`${where}: its messages must be a list of messages, but they are ${describeType(messages)}`,
+		);
+	try {
+		return { turn, messages: readConversation({ messages }).messages };
+	} catch (error) {
+		if (error instanceof ConversationError)
+			throw new SessionError(
+				`${where}: ${error.message.replace("the item's 'messages'", 'its messages')}`,
+			);
+		throw error;
+	}
+}
+
+/** The order rows were written in, where the table tells it (its row id): rows of one turn keep it. */
+function orderOf(row: unknown, index: number): number {
+	return isRecord(row) && typeof row.id === 'number' ? row.id : index;
+}
+
+/**
+ * The conversation to continue: the system message, the session's turns as far as the budget
+ * allows (oldest whole turns left out first, so a call is never parted from its result), then the
+ * new message. The new message is never left out, even when it alone is over the budget.
+ */
+export function continueConversation(
+	turns: readonly StoredTurn[],
+	next: { system: string; message: string; budget: ContextBudget },
+): { messages: Message[]; newFrom: number; report: LoadReport } {
+	const { budget } = next;
+	const shortened: NonNullable<LoadReport['shortened']> = [];
+	const kept = turns.map((turn) => ({
+		turn: turn.turn,
+		messages: shortenToolResults(turn, budget.shortenToolResultsOver, shortened),
+	}));
+	const opening: Message[] =
+		next.system.trim() === '' ? [] : [{ role: 'system', content: next.system }];
+	const message: Message = { role: 'user', content: next.message };
+	const all = () => [...opening, ...kept.flatMap((turn) => turn.messages), message];
+	let trimmed: LoadReport['trimmed'];
+	while (kept.length > 0) {
+		const reason = overBudget(all(), budget);
+		if (reason === '') break;
+		const oldest = kept.shift()!;
+		trimmed = {
+			turns: (trimmed?.turns ?? 0) + 1,
+			messages: (trimmed?.messages ?? 0) + oldest.messages.length,
+			reason: trimmed?.reason ?? reason,
+		};
+	}
+	const messages = all();
+	const numbers = turns.map((turn) => turn.turn);
+	const concurrentTurns = [
+		...new Set(numbers.filter((turn, index) => numbers.indexOf(turn) !== index)),
+	];
+	return {
+		messages,
+		newFrom: messages.length - 1,
+		report: {
+			turnsStored: turns.length,
+			turnsKept: kept.length,
+			messagesKept: messages.length,
+			estimatedTokens: estimatedTokens(messages),
+			...(trimmed && { trimmed }),
+			...(shortened.length > 0 && { shortened }),
+			...(concurrentTurns.length > 0 && { concurrentTurns }),
+		},
+	};
+}
+
+/** Why the messages are over the budget; '' when they are within it. */
+function overBudget(messages: readonly Message[], budget: ContextBudget): string {
+	if (budget.maxMessages > 0 && messages.length > budget.maxMessages)
+		return `Max Messages is ${budget.maxMessages}`;
+	if (budget.maxTokens > 0 && estimatedTokens(messages) > budget.maxTokens)
+		return `Max Tokens is ${budget.maxTokens} (estimated)`;
+	return '';
+}
+
+/** A rough count, as the budget needs no vendor's tokenizer: one token per 4 characters of JSON. */
+export function estimatedTokens(messages: readonly Message[]): number {
+	return Math.ceil(JSON.stringify(messages).length / 4);
+}
+
+function shortenToolResults(
+	turn: StoredTurn,
+	over: number,
+	shortened: NonNullable<LoadReport['shortened']>,
+): Message[] {
+	if (over <= 0) return turn.messages;
+	return turn.messages.map((message) => {
+		if (message.role !== 'tool' || message.content.length <= over) return message;
+		const tool = message.name ?? 'a tool';
+		shortened.push({ turn: turn.turn, tool, characters: message.content.length });
+		const { structuredContent: _structured, ...rest } = message;
+		return {
+			...rest,
+			content: `[The result of ${tool} in an earlier message, ${message.content.length} characters, is left out here to keep the conversation short. Call the tool again if it is needed.]`,
+		} satisfies ToolMessage;
+	});
+}
+
+/**
+ * The row that stores the conversation's new turn: its messages from the new message on.
+ * Attachments are left out of tool messages (the binary data they name stays with this item, not
+ * the table); a conversation with calls still pending is refused, as its next load would send
+ * calls without answers.
+ */
+export function turnToStore(conversation: Conversation, session: unknown): TurnRow {
+	const mark = readSessionMark(session);
+	if (conversation.toolCalls.length > 0)
+		throw new SessionError(
+			`Session '${mark.id}': the conversation still has ${conversation.toolCalls.length} tool calls pending (${conversation.toolCalls.map((call) => call.name).join(', ')}); save it once the model answered (by Final Answer)`,
+		);
+	const turn = conversation.messages.slice(mark.newFrom);
+	if (turn[0]?.role !== 'user')
+		throw new SessionError(
+			`Session '${mark.id}': message ${mark.newFrom + 1} is not the person's message the turn began with; were messages removed between the load and the save?`,
+		);
+	const stored = turn.map((message) => {
+		if (message.role !== 'tool' || message.attachments === undefined) return message;
+		const { attachments: _attachments, ...rest } = message;
+		return rest;
+	});
+	return { sessionId: mark.id, turn: mark.turn, messages: JSON.stringify(stored) };
+}
+
+function readSessionMark(session: unknown): SessionMark {
+	if (
+		!isRecord(session) ||
+		typeof session.id !== 'string' ||
+		typeof session.turn !== 'number' ||
+		typeof session.newFrom !== 'number'
+	)
+		throw new SessionError(
+			"The item has no 'session' (id, turn, newFrom): only a conversation begun by Chat Memory (Load) can be saved as a turn",
+		);
+	return { id: session.id, turn: session.turn, newFrom: session.newFrom };
+}
