@@ -12,12 +12,20 @@ export function expectConversationItem(json: unknown): void {
 		throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
 }
 
+/** Outputs that are not conversations: Call Tool's results, Chat Memory's stored rows. */
+const NOT_CONVERSATIONS = new Set(['callTool', 'save']);
+
 /**
- * Every item our nodes output must be a conversation item, except Call Tool's results and
- * error items kept under continue-on-fail. Engine runs check this after every run.
+ * Every item our nodes output must be a conversation item, except Call Tool's results, the rows
+ * Chat Memory saves, and error items kept under continue-on-fail. Engine runs check this after
+ * every run.
  */
 export function checkContract(node: INode, items: INodeExecutionData[]): void {
-	if (!node.type.startsWith(`${packageName}.`) || node.parameters.operation === 'callTool') return;
+	if (
+		!node.type.startsWith(`${packageName}.`) ||
+		NOT_CONVERSATIONS.has(String(node.parameters.operation))
+	)
+		return;
 	for (const item of items) {
 		if (item.json.error === undefined) expectConversationItem(item.json);
 	}

@@ -36,6 +36,7 @@ import {
 } from 'n8n-workflow';
 import { name as packageName } from '../../package.json';
 import { checkContract } from './contract';
+import type { DataTables } from './dataTables';
 
 export interface WorkflowJson {
 	nodes: INode[];
@@ -62,6 +63,8 @@ export interface RunOptions {
 	 * Streaming response mode): a webhook execution with streaming on and this as its sendChunk hook.
 	 */
 	onChunk?: (chunk: StructuredChunk) => void | Promise<void>;
+	/** n8n's Data tables for its Data table node: a stand-in (test/support/dataTables.ts). */
+	dataTables?: DataTables;
 }
 
 export interface NodeRun {
@@ -97,6 +100,7 @@ const N8N_NODES: Record<string, [path: string, className: string]> = {
 	if: ['If/If.node', 'If'],
 	noOp: ['NoOp/NoOp.node', 'NoOp'],
 	convertToFile: ['Files/ConvertToFile/ConvertToFile.node', 'ConvertToFile'],
+	dataTable: ['DataTable/DataTable.node', 'DataTable'],
 	readWriteFile: ['Files/ReadWriteFile/ReadWriteFile.node', 'ReadWriteFile'],
 };
 
@@ -332,6 +336,11 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	const workflow = new Workflow({ ...workflowData, nodeTypes });
 	const executionId = '1';
 	const additionalData = additionalDataFor(workflowData, executionId, options.credentials);
+	if (options.dataTables)
+		Object.assign(additionalData, {
+			'data-table': options.dataTables.module,
+			dataTableProjectId: 'project',
+		});
 	if (options.onChunk) {
 		additionalData.streamingEnabled = true;
 		additionalData.hooks!.addHandler('sendChunk', options.onChunk);

@@ -1,0 +1,225 @@
+import {
+	continueConversation,
+	estimatedTokens,
+	readStoredTurns,
+	SessionError,
+	turnToStore,
+	type ContextBudget,
+	type StoredTurn,
+} from '../../lib/conversation/memory';
+import type { Conversation, Message } from '../../lib/conversation/types';
+
+const NO_LIMIT: ContextBudget = { maxMessages: 0, maxTokens: 0, shortenToolResultsOver: 0 };
+
+/** One turn with a tool call: the person asks, the model calls, the tool answers, the model answers. */
+function turnWithCall(turn: number, result = `result ${turn}`): Message[] {
+	return [
+		{ role: 'user', content: `question ${turn}` },
+		{
+			role: 'assistant',
+			content: null,
+			tool_calls: [
+				{ id: `call_${turn}`, type: 'function', function: { name: 'lookup', arguments: '{}' } },
+			],
+		},
+		{ role: 'tool', tool_call_id: `call_${turn}`, name: 'lookup', content: result },
+		{ role: 'assistant', content: `answer ${turn}` },
+	];
+}
+
+const row = (turn: number, messages: Message[] = turnWithCall(turn), extra = {}) => ({
+	id: turn * 10,
+	sessionId: 's1',
+	turn,
+	messages: JSON.stringify(messages),
+	createdAt: '2026-12-06T00:00:00.000Z',
+	...extra,
+});
+
+describe('readStoredTurns', () => {
+	it('reads rows in turn order, a new session (one empty item) as none', () => {
+		expect(readStoredTurns([{}], 's1')).toEqual([]);
+		const turns = readStoredTurns([row(2), row(1)], 's1');
+		expect(turns.map((turn) => turn.turn)).toEqual([1, 2]);
+		expect(turns[0].messages).toEqual(turnWithCall(1));
+	});
+
+	it('keeps both turns two messages at once stored under one number, in the order written', () => {
+		const first = row(2, turnWithCall(2, 'first'), { id: 21 });
+		const second = row(2, turnWithCall(2, 'second'), { id: 22 });
+		const turns = readStoredTurns([second, row(1), first], 's1');
+		expect(turns.map((turn) => (turn.messages[2] as { content: string }).content)).toEqual([
+			'result 1',
+			'first',
+			'second',
+		]);
+	});
+
+	it.each([
+		[{ ...row(1), messages: '{not json' }, "Session 's1', turn 1: its messages are not JSON"],
+		[{ ...row(1), messages: '{}' }, "Session 's1', turn 1: its messages must be a list"],
+		[
+			{ ...row(1), messages: JSON.stringify([{ role: 'bot', content: 'hi' }]) },
+			'Session \'s1\', turn 1: Message 1 of its messages has the role "bot"',
+		],
+		[
+			{ ...row(1), messages: JSON.stringify([{ role: 'tool', content: 'x' }]) },
+			"Session 's1', turn 1: Message 1 of its messages (tool) names no 'tool_call_id'",
+		],
+		[{ ...row(1), turn: 'one' }, 'has the turn "one"; a turn is a whole number from 1'],
+		[{ ...row(1), sessionId: 's2' }, "belongs to session 's2': the table's rows must be filtered"],
+		['a string', "Session 's1': stored row 2 is a string, not a row"],
+	])('refuses a row that breaks the contract, naming the session (case %#)', (bad, message) => {
+		expect(() => readStoredTurns([row(2), bad], 's1')).toThrow(SessionError);
+		expect(() => readStoredTurns([row(2), bad], 's1')).toThrow(message);
+	});
+
+	it('reads a turn number given as text, as a table or a sheet may hold it', () => {
+		expect(readStoredTurns([{ ...row(3), turn: '3' }], 's1')[0].turn).toBe(3);
+	});
+});
+
+describe('continueConversation', () => {
+	const turns: StoredTurn[] = [1, 2, 3].map((turn) => ({ turn, messages: turnWithCall(turn) }));
+
+	it('sends the system message, every turn as real tool messages, then the new message', () => {
+		const { messages, newFrom, report } = continueConversation(turns, {
+			system: 'Be brief.',
+			message: 'and now?',
+			budget: NO_LIMIT,
+		});
+		expect(messages).toEqual([
+			{ role: 'system', content: 'Be brief.' },
+			...turnWithCall(1),
+			...turnWithCall(2),
+			...turnWithCall(3),
+			{ role: 'user', content: 'and now?' },
+		]);
+		expect(newFrom).toBe(13);
+		expect(report).toEqual({
+			turnsStored: 3,
+			turnsKept: 3,
+			messagesKept: 14,
+			estimatedTokens: estimatedTokens(messages),
+		});
+	});
+
+	it('leaves out the oldest whole turns first, never a call without its result', () => {
+		const { messages, report } = continueConversation(turns, {
+			system: '',
+			message: 'next',
+			budget: { ...NO_LIMIT, maxMessages: 10 },
+		});
+		expect(messages).toEqual([
+			...turnWithCall(2),
+			...turnWithCall(3),
+			{ role: 'user', content: 'next' },
+		]);
+		expect(report.trimmed).toEqual({ turns: 1, messages: 4, reason: 'Max Messages is 10' });
+		// Every call sent has its result, and every result its call.
+		const calls = messages.flatMap((message) =>
+			message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => call.id) : [],
+		);
+		const results = messages.flatMap((message) =>
+			message.role === 'tool' ? [message.tool_call_id] : [],
+		);
+		expect(results).toEqual(calls);
+	});
+
+	it('trims by estimated tokens, and keeps the new message even when it alone is over', () => {
+		const long = 'x'.repeat(4000);
+		const byTokens = continueConversation(turns, {
+			system: '',
+			message: long,
+			budget: { ...NO_LIMIT, maxTokens: 500 },
+		});
+		expect(byTokens.messages).toEqual([{ role: 'user', content: long }]);
+		expect(byTokens.report.trimmed).toEqual({
+			turns: 3,
+			messages: 12,
+			reason: 'Max Tokens is 500 (estimated)',
+		});
+	});
+
+	it('shortens earlier tool results to a stub that says so', () => {
+		const big: StoredTurn[] = [{ turn: 1, messages: turnWithCall(1, 'y'.repeat(5000)) }];
+		const { messages, report } = continueConversation(big, {
+			system: '',
+			message: 'again',
+			budget: { ...NO_LIMIT, shortenToolResultsOver: 1000 },
+		});
+		expect(messages[2]).toEqual({
+			role: 'tool',
+			tool_call_id: 'call_1',
+			name: 'lookup',
+			content: expect.stringMatching(
+				/^\[The result of lookup in an earlier message, 5000 characters, is left out/,
+			),
+		});
+		expect(report.shortened).toEqual([{ turn: 1, tool: 'lookup', characters: 5000 }]);
+	});
+
+	it('names turns stored under one number', () => {
+		const doubled = [...turns, { turn: 3, messages: turnWithCall(3) }];
+		const { report } = continueConversation(doubled, {
+			system: '',
+			message: 'x',
+			budget: NO_LIMIT,
+		});
+		expect(report.concurrentTurns).toEqual([3]);
+	});
+});
+
+describe('turnToStore', () => {
+	const loaded = continueConversation([{ turn: 1, messages: turnWithCall(1) }], {
+		system: 'Be brief.',
+		message: 'question 2',
+		budget: NO_LIMIT,
+	});
+	const session = { id: 's1', turn: 2, newFrom: loaded.newFrom };
+	const answered = (extra: Partial<Conversation> = {}): Conversation => ({
+		messages: [...loaded.messages, ...turnWithCall(2).slice(1)],
+		tools: [],
+		toolCalls: [],
+		trace: [],
+		...extra,
+	});
+
+	it('stores what the message added, from the new message on', () => {
+		const stored = turnToStore(answered(), session);
+		expect(stored).toEqual({ sessionId: 's1', turn: 2, messages: JSON.stringify(turnWithCall(2)) });
+		// Read back, it continues the conversation as it was.
+		expect(
+			readStoredTurns([row(1), { ...stored, id: 20 }], 's1').map((turn) => turn.messages),
+		).toEqual([turnWithCall(1), turnWithCall(2)]);
+	});
+
+	it('leaves out attachments, whose binary data stays with the item', () => {
+		const conversation = answered();
+		const result = conversation.messages.at(-2) as Extract<Message, { role: 'tool' }>;
+		result.attachments = [{ binaryProperty: 'data_0', kind: 'image', mimeType: 'image/png' }];
+		expect(turnToStore(conversation, session).messages).not.toContain('attachments');
+	});
+
+	it.each([
+		[undefined, "The item has no 'session' (id, turn, newFrom)"],
+		[{ id: 's1' }, "The item has no 'session' (id, turn, newFrom)"],
+	])('refuses an item no Load began: %j', (mark, message) => {
+		expect(() => turnToStore(answered(), mark)).toThrow(message);
+	});
+
+	it('refuses a conversation with calls still pending', () => {
+		const pending = answered({
+			toolCalls: [{ id: 'c', name: 'lookup', arguments: {}, rawArguments: '{}' }],
+		});
+		expect(() => turnToStore(pending, session)).toThrow(
+			"Session 's1': the conversation still has 1 tool calls pending (lookup)",
+		);
+	});
+
+	it('refuses when the new message is no longer where Load put it', () => {
+		const cut = answered();
+		cut.messages.splice(0, 2);
+		expect(() => turnToStore(cut, session)).toThrow("is not the person's message");
+	});
+});
