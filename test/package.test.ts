@@ -39,6 +39,7 @@ describe('the package as n8n loads it (after the build)', () => {
 			'McpClient.node.js',
 			'ToolCallingModel.node.js',
 			'ToolCallTrace.node.js',
+			'ChatMemory.node.js',
 		]);
 		expect(manifest.n8n.credentials.map((file: string) => path.basename(file))).toEqual([
 			'McpStdioServerApi.credentials.js',
@@ -63,6 +64,7 @@ describe('the package as n8n loads it (after the build)', () => {
 			'mcpClient',
 			'toolCallingModel',
 			'toolCallTrace',
+			'chatMemory',
 		]);
 		expect(loader.known.credentials.mcpServerOAuth2Api.supportedNodes).toEqual(['mcpClient']);
 	});
