@@ -40,6 +40,8 @@ export async function takeModelTurn(
 		const stopReason = `Stopped before round ${rounds + 1}: Max Rounds is ${context.maxRounds}`;
 		// Stopped without an answer: one an earlier question got is not this one's.
 		const { answer: _earlier, ...stopped } = conversation;
+		// A person waiting in a chat learns why no answer comes.
+		await context.answer?.fail(stopReason);
 		return { conversation: { ...stopped, stopReason } };
 	}
 	const { dialect, settings, endpoint, answer } = context;

@@ -133,6 +133,24 @@ describe.each(
 	});
 });
 
+describe('a conversation stopped by Max Rounds', () => {
+	let api: StandIn;
+	beforeEach(async () => {
+		api = await startStandIn('openaiChat', { apiKey: API_KEY });
+	});
+	afterEach(() => api.close());
+
+	it('tells the person why no answer comes', async () => {
+		api.script(reply.toolCalls([sumCall]));
+		const { run, chunks } = await streamedRun(api, 'openaiChat', { stream: true, maxRounds: 1 });
+		const stopped = runsOf(run, 'Model')[1].outputs[1][0].json as { stopReason: string };
+		expect(stopped.stopReason).toBe('Stopped before round 2: Max Rounds is 1');
+		expect(ofRun(chunks, 1).map((chunk) => [chunk.type, chunk.content])).toEqual([
+			['error', 'Stopped before round 2: Max Rounds is 1'],
+		]);
+	});
+});
+
 describe('when the chat is not to see the text', () => {
 	let api: StandIn;
 	beforeEach(async () => {
