@@ -28,6 +28,12 @@ export {
 	type OAuthTokens,
 } from './oauth/session';
 export {
+	type ClientCredentialsGrant,
+	type EnterpriseGrant,
+	type MachineGrant,
+} from './oauth/grants';
+export { JWT_ALGORITHMS, jwtExpiry, signingKey, type JwtAlgorithm } from './oauth/jwt';
+export {
 	EgressRefused,
 	outboundFetch,
 	proxySettingsFrom,

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
 	auth,
+	type AddClientAuthentication,
 	type OAuthClientProvider,
 	type OAuthDiscoveryState,
 } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -10,6 +11,14 @@ import type {
 	OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+	exchangeIdentityToken,
+	grantSecrets,
+	grantTypeOf,
+	privateKeyJwtAuthentication,
+	signingKeyOf,
+	type MachineGrant,
+} from './grants';
 import { OAuthTrail } from './trail';
 
 export type { OAuthClientInformationMixed, OAuthTokens };
@@ -47,6 +56,11 @@ export interface OAuthOptions {
 	clientName?: string;
 	/** A URL-based client ID (a client ID metadata document), used where the authorization server supports it. */
 	clientMetadataUrl?: string;
+	/**
+	 * Tokens granted with nobody present (client credentials, enterprise-managed): the session asks
+	 * for them and renews them itself, with `client` as the client registered beforehand.
+	 */
+	grant?: MachineGrant;
 }
 
 /** The server wants a new authorization and nobody can give it here: the user must reconnect. */
@@ -89,6 +103,9 @@ export class OAuthSession implements OAuthClientProvider {
 	private readonly clientSecrets = new Set<string>();
 	private renewal?: Promise<void>;
 	private server?: { url: URL; fetch: FetchLike };
+	private clientAuthentication?: AddClientAuthentication;
+	/** The grant and client the client authentication was made for. */
+	private grantSignature?: string;
 
 	constructor(options: OAuthOptions) {
 		this.options = options;
@@ -119,6 +136,57 @@ export class OAuthSession implements OAuthClientProvider {
 			this.client = client;
 			this.holdClientSecret(client);
 		}
+		this.takeGrant(options);
+	}
+
+	/** A grant's client authentication, its key read once: a key that does not fit fails here. */
+	private takeGrant({ grant, client }: OAuthOptions): void {
+		this.trail.grant = grant?.kind ?? 'authorizationCode';
+		const signature = JSON.stringify([grant, client?.client_id]);
+		if (signature === this.grantSignature) return;
+		const key = grant && signingKeyOf(grant);
+		this.clientAuthentication =
+			key &&
+			privateKeyJwtAuthentication(key, client?.client_id ?? '', (assertion) =>
+				this.hold(assertion),
+			);
+		this.grantSignature = signature;
+	}
+
+	/** Adds the client's signed assertion to token requests, where the grant has a private key. */
+	get addClientAuthentication(): AddClientAuthentication | undefined {
+		return this.clientAuthentication;
+	}
+
+	/**
+	 * The token request of a grant that needs nobody (the SDK's default is the authorization code's).
+	 * Enterprise-managed: the identity token is exchanged for an assertion first.
+	 */
+	async prepareTokenRequest(): Promise<URLSearchParams | undefined> {
+		const grant = this.options.grant;
+		if (!grant) return undefined;
+		const scope =
+			this.trail.stepUpScope ||
+			this.options.scope ||
+			this.discovery?.resourceMetadata?.scopes_supported?.join(' ');
+		const params = new URLSearchParams({ grant_type: grantTypeOf(grant) });
+		if (scope) params.set('scope', scope);
+		if (grant.kind === 'enterprise') {
+			const discovered = this.discovery;
+			const server = this.server;
+			if (!discovered || !server) throw new Error('The authorization server was not discovered');
+			const target = {
+				audience:
+					discovered.authorizationServerMetadata?.issuer ?? discovered.authorizationServerUrl,
+				resource: discovered.resourceMetadata?.resource ?? server.url.href,
+				scope,
+			};
+			const assertion = await exchangeIdentityToken(grant, target, server.fetch, (token) =>
+				this.hold(token),
+			);
+			params.set('assertion', assertion);
+		}
+		return params;
 	}
 
 	/**
@@ -132,7 +200,8 @@ export class OAuthSession implements OAuthClientProvider {
 
 	/** Tokens and client secrets held now or lately: every output must hide them. */
 	secrets(): string[] {
-		return [...this.clientSecrets, ...this.held];
+		const grant = this.options.grant;
+		return [...this.clientSecrets, ...(grant ? grantSecrets(grant) : []), ...this.held];
 	}
 
 	/** The code a headless authorization brought back, once. */
@@ -142,7 +211,9 @@ export class OAuthSession implements OAuthClientProvider {
 		return code;
 	}
 
-	get redirectUrl(): string {
+	/** None for a grant that needs nobody: the SDK then asks for tokens without a sign-in. */
+	get redirectUrl(): string | undefined {
+		if (this.options.grant) return undefined;
 		return this.options.redirectUrl ?? DEFAULT_REDIRECT_URL;
 	}
 
@@ -151,11 +222,13 @@ export class OAuthSession implements OAuthClientProvider {
 	}
 
 	get clientMetadata(): OAuthClientMetadata {
+		const grant = this.options.grant;
+		const redirectUrl = this.redirectUrl;
 		return {
 			client_name: this.options.clientName ?? 'n8n-nodes-tool-calling',
-			redirect_uris: [this.redirectUrl],
-			grant_types: ['authorization_code', 'refresh_token'],
-			response_types: ['code'],
+			redirect_uris: redirectUrl ? [redirectUrl] : [],
+			grant_types: grant ? [grantTypeOf(grant)] : ['authorization_code', 'refresh_token'],
+			...(!grant && { response_types: ['code'] }),
 			...(this.options.scope ? { scope: this.options.scope } : {}),
 		};
 	}
@@ -236,10 +309,10 @@ export class OAuthSession implements OAuthClientProvider {
 		if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
 	}
 
+	/** A grant that needs nobody asks anew; a signed-in one renews by its refresh token. */
 	private dueForRenewal(): boolean {
-		return (
-			this.renewAt !== undefined && Date.now() >= this.renewAt && !!this.current?.refresh_token
-		);
+		const renewable = !!this.options.grant || !!this.current?.refresh_token;
+		return this.renewAt !== undefined && Date.now() >= this.renewAt && renewable;
 	}
 
 	/** When the access token expires (ms since 1970, if known), and so when to renew it. */
