@@ -304,7 +304,8 @@ export class OAuthSession implements OAuthClientProvider {
 	invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
 		if (scope === 'all' || scope === 'tokens')
 			[this.current, this.expiresAt, this.renewAt] = [undefined, undefined, undefined];
-		if (scope === 'all' || scope === 'client') this.client = undefined;
+		// A grant that needs nobody has only the client it was given: none could register instead.
+		if ((scope === 'all' || scope === 'client') && !this.options.grant) this.client = undefined;
 		if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
 		if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
 	}
