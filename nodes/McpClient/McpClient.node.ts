@@ -80,6 +80,18 @@ export class McpClient implements INodeType {
 				testedBy: 'mcpServerConnection',
 				displayOptions: { show: { connectionType: ['oauth2Manual'] } },
 			},
+			{
+				name: 'mcpServerClientCredentialsOAuth2Api',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['clientCredentials'] } },
+			},
+			{
+				name: 'mcpServerEnterpriseOAuth2Api',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['enterprise'] } },
+			},
 		],
 		properties,
 	};

@@ -50,6 +50,18 @@ export const properties: INodeProperties[] = [
 					'Streamable HTTP or legacy SSE behind OAuth 2.1: sign in from the credential, n8n keeps and renews the tokens',
 			},
 			{
+				name: 'HTTP with OAuth2 Client Credentials',
+				value: 'clientCredentials',
+				description:
+					'Streamable HTTP or legacy SSE for a registered client (a service account) with a secret or private key: nobody signs in',
+			},
+			{
+				name: 'HTTP with Enterprise-Managed Sign-In',
+				value: 'enterprise',
+				description:
+					"Streamable HTTP or legacy SSE that your company's identity provider gives access to: sign in there once, workflows run on your behalf",
+			},
+			{
 				name: 'HTTP with OAuth2 (Endpoints by Hand)',
 				value: 'oauth2Manual',
 				description:

@@ -45,6 +45,18 @@ export function grantTypeOf(grant: MachineGrant): string {
 	return GRANT_TYPES[grant.kind];
 }
 
+/** The token request of a grant: its type, the scope, and the identity assertion of an enterprise grant. */
+export function machineTokenRequest(
+	grant: MachineGrant,
+	scope: string | undefined,
+	assertion?: string,
+): URLSearchParams {
+	const params = new URLSearchParams({ grant_type: grantTypeOf(grant) });
+	if (scope) params.set('scope', scope);
+	if (assertion) params.set('assertion', assertion);
+	return params;
+}
+
 /** The key a grant signs with, read once: a key that does not fit fails here, naming why. */
 export function signingKeyOf(grant: MachineGrant): SigningKey | undefined {
 	if (grant.kind !== 'clientCredentials' || !grant.privateKey) return undefined;

@@ -11,57 +11,19 @@ import type {
 	OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { sha256 } from '../../json/canonical';
 import {
 	exchangeIdentityToken,
 	grantSecrets,
 	grantTypeOf,
+	machineTokenRequest,
 	privateKeyJwtAuthentication,
 	signingKeyOf,
-	type MachineGrant,
 } from './grants';
+import type { OAuthOptions } from './options';
 import { OAuthTrail } from './trail';
 
-export type { OAuthClientInformationMixed, OAuthTokens };
-
-/** What a caller knows of one authorization (n8n: an MCP OAuth2 credential) and how it keeps tokens. */
-export interface OAuthOptions {
-	/** Names this authorization for as long as it lasts (n8n: the credential's id). Connections are pooled by it, not by the current token. */
-	id: string;
-	/** The tokens as stored (n8n: the credential's oauthTokenData). */
-	tokens?: OAuthTokens;
-	/** When the stored access token expires (ms since 1970), if known: it is renewed shortly before. */
-	expiresAt?: number;
-	/** The registered client (from dynamic registration at connect time, or entered by hand). */
-	client?: OAuthClientInformationMixed;
-	/** Asked for when neither the server's challenge nor its metadata names a scope. */
-	scope?: string;
-	/**
-	 * Renews the tokens in place of the token endpoint (n8n: its OAuth2 refresh helper, which saves
-	 * them to the credential), so the caller's store stays current. Every renewal goes through it,
-	 * shortly before expiry and after a 401; its error ends the renewal, named as its step.
-	 */
-	renew?: () => Promise<OAuthTokens>;
-	/** Receives every new set of tokens (renewed or newly granted) for the caller to keep; its errors are the caller's to handle. */
-	onTokens?: (tokens: OAuthTokens) => void | Promise<void>;
-	/** Receives a client registered during an authorization, for the caller to keep. */
-	onClient?: (client: OAuthClientInformationMixed) => void | Promise<void>;
-	/**
-	 * Runs an authorization that needs the user (no usable tokens, or more scope): gets the
-	 * authorization URL, returns the code the authorization server sent to the redirect URL.
-	 * Without it, such a need ends in an error that says to reconnect (and which scope to grant).
-	 */
-	authorize?: (authorizationUrl: URL) => Promise<string>;
-	/** Where the authorization server sends the code (n8n: its OAuth callback). */
-	redirectUrl?: string;
-	clientName?: string;
-	/** A URL-based client ID (a client ID metadata document), used where the authorization server supports it. */
-	clientMetadataUrl?: string;
-	/**
-	 * Tokens granted with nobody present (client credentials, enterprise-managed): the session asks
-	 * for them and renews them itself, with `client` as the client registered beforehand.
-	 */
-	grant?: MachineGrant;
-}
+export type { OAuthClientInformationMixed, OAuthTokens, OAuthOptions };
 
 /** The server wants a new authorization and nobody can give it here: the user must reconnect. */
 export class OAuthAuthorizationRequired extends Error {
@@ -139,11 +101,15 @@ export class OAuthSession implements OAuthClientProvider {
 		this.takeGrant(options);
 	}
 
-	/** A grant's client authentication, its key read once: a key that does not fit fails here. */
+	/**
+	 * A grant's client authentication, its key read once: a key that does not fit fails here. Tokens
+	 * granted to other client credentials (the credential was edited) are not used for the new ones.
+	 */
 	private takeGrant({ grant, client }: OAuthOptions): void {
 		this.trail.grant = grant?.kind ?? 'authorizationCode';
-		const signature = JSON.stringify([grant, client?.client_id]);
+		const signature = sha256(JSON.stringify([grant, client?.client_id, client?.client_secret]));
 		if (signature === this.grantSignature) return;
+		if (grant && this.grantSignature !== undefined) this.invalidateCredentials('tokens');
 		const key = grant && signingKeyOf(grant);
 		this.clientAuthentication =
 			key &&
@@ -165,28 +131,25 @@ export class OAuthSession implements OAuthClientProvider {
 	async prepareTokenRequest(): Promise<URLSearchParams | undefined> {
 		const grant = this.options.grant;
 		if (!grant) return undefined;
+		const discovered = this.discovery;
 		const scope =
 			this.trail.stepUpScope ||
 			this.options.scope ||
-			this.discovery?.resourceMetadata?.scopes_supported?.join(' ');
-		const params = new URLSearchParams({ grant_type: grantTypeOf(grant) });
-		if (scope) params.set('scope', scope);
-		if (grant.kind === 'enterprise') {
-			const discovered = this.discovery;
-			const server = this.server;
-			if (!discovered || !server) throw new Error('The authorization server was not discovered');
-			const target = {
-				audience:
-					discovered.authorizationServerMetadata?.issuer ?? discovered.authorizationServerUrl,
-				resource: discovered.resourceMetadata?.resource ?? server.url.href,
-				scope,
-			};
-			const assertion = await exchangeIdentityToken(grant, target, server.fetch, (token) =>
-				this.hold(token),
-			);
-			params.set('assertion', assertion);
-		}
-		return params;
+			discovered?.resourceMetadata?.scopes_supported?.join(' ');
+		if (grant.kind !== 'enterprise') return machineTokenRequest(grant, scope);
+		const server = this.server;
+		if (!discovered || !server) throw new Error('The authorization server was not discovered');
+		const target = {
+			audience: discovered.authorizationServerMetadata?.issuer ?? discovered.authorizationServerUrl,
+			resource: discovered.resourceMetadata?.resource ?? server.url.href,
+			scope,
+		};
+		const hold = (token: string) => this.hold(token);
+		return machineTokenRequest(
+			grant,
+			scope,
+			await exchangeIdentityToken(grant, target, server.fetch, hold),
+		);
 	}
 
 	/**
