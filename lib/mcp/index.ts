@@ -42,10 +42,14 @@ export {
 } from '../http/outbound';
 export {
 	CLIENT_CAPABILITIES,
+	capabilitiesOf,
 	defaultsOf,
 	elicitResultFrom,
 	type ElicitationOptions,
 	type ElicitRequestFormParams,
 	type ElicitResult,
+	type SamplingAnswer,
+	type SamplingCapability,
+	type SamplingOptions,
 	type ServerRequestEvent,
 } from './serverRequests';

@@ -3,6 +3,7 @@ import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 import { elicitationProperties } from './operations/elicitation';
+import { samplingProperties } from './operations/sampling';
 import { getPromptProperties } from './operations/getPrompt';
 import { readResourceProperties } from './operations/readResource';
 import { serverItemLocator } from './operations/serverItemLocator';
@@ -247,6 +248,7 @@ export const properties: INodeProperties[] = [
 	...readResourceProperties,
 	...getPromptProperties,
 	...elicitationProperties,
+	...samplingProperties,
 	{
 		displayName: 'Options',
 		name: 'options',
