@@ -133,8 +133,7 @@ function enterpriseConfig(
 	credentials: ICredentialDataDecryptedObject,
 	host: CredentialHost,
 ): HttpServerConfig {
-	const tokenData = credentials.oauthTokenData as IDataObject | undefined;
-	if (typeof tokenData?.access_token !== 'string') throw new NotConnectedError();
+	const tokenData = connectedTokens(credentials);
 	let idToken = tokenData.id_token;
 	const clientSecret = String(credentials.mcpClientSecret ?? '');
 	const idpSecret = String(credentials.clientSecret ?? '');
@@ -216,6 +215,15 @@ export class NotConnectedError extends Error {
 	}
 }
 
+/** The token data n8n keeps after Connect; none: the credential was never connected. */
+function connectedTokens(credentials: ICredentialDataDecryptedObject): IDataObject {
+	const tokenData = credentials.oauthTokenData as IDataObject | undefined;
+	if (typeof tokenData?.access_token !== 'string' || tokenData.access_token === '') {
+		throw new NotConnectedError();
+	}
+	return tokenData;
+}
+
 /**
  * An OAuth2 credential as n8n keeps it after Connect: the MCP URL, the client n8n registered (or
  * the one entered) and `oauthTokenData`, the token endpoint's answer plus n8n's `n8n_expires_at`.
@@ -224,17 +232,10 @@ function oauthConfig(
 	credentials: ICredentialDataDecryptedObject,
 	host: CredentialHost,
 ): HttpServerConfig {
-	const tokenData = credentials.oauthTokenData as IDataObject | undefined;
-	if (typeof tokenData?.access_token !== 'string' || tokenData.access_token === '') {
-		throw new NotConnectedError();
-	}
+	const tokenData = connectedTokens(credentials);
 	const clientSecret = String(credentials.clientSecret ?? '');
 	return {
-		transport: 'http',
-		url: String(credentials.serverUrl ?? '').trim(),
-		headers: namedValuesToRecord(credentials.headers, 'header'),
-		mode: (credentials.transport as HttpTransportMode | undefined) ?? 'auto',
-		egress: host.egress,
+		...oauthServer(credentials, host),
 		oauth: oauthSession({
 			id: host.credentialId,
 			tokens: tokenData as unknown as OAuthTokens,
