@@ -46,6 +46,8 @@ describe('the package as n8n loads it (after the build)', () => {
 			'McpHttpServerApi.credentials.js',
 			'McpServerOAuth2Api.credentials.js',
 			'McpServerManualOAuth2Api.credentials.js',
+			'McpServerClientCredentialsOAuth2Api.credentials.js',
+			'McpServerEnterpriseOAuth2Api.credentials.js',
 			'OpenAiCompatibleApi.credentials.js',
 			'AnthropicMessagesApi.credentials.js',
 			'GeminiApi.credentials.js',
@@ -60,6 +62,8 @@ describe('the package as n8n loads it (after the build)', () => {
 		expect(Object.keys(credentials)).toHaveLength(manifest.n8n.credentials.length);
 		expect(credentials.mcpServerOAuth2Api.extends).toEqual(['mcpOAuth2Api']);
 		expect(credentials.mcpServerManualOAuth2Api.extends).toEqual(['oAuth2Api']);
+		expect(credentials.mcpServerEnterpriseOAuth2Api.extends).toEqual(['oAuth2Api']);
+		expect(credentials.mcpServerClientCredentialsOAuth2Api.extends).toBeUndefined();
 		expect(Object.keys(loader.known.nodes)).toEqual([
 			'mcpClient',
 			'toolCallingModel',

@@ -25,14 +25,14 @@ const OAUTH_CREDENTIAL = 'mcpServerOAuth2Api';
 /** Short enough that the second run meets an expired token. */
 const TOKEN_SECONDS = 3;
 
-interface OAuthServer {
+export interface OAuthServer {
 	mcp: string;
 	stats: string;
 	process: ChildProcess;
 }
 
 /** Starts test/servers/oauth-server.mjs in its own process group; resolves with the URLs it prints. */
-function startOAuthServer(run: PhaseRun, args: string[]): Promise<OAuthServer> {
+export function startOAuthServer(run: PhaseRun, args: string[]): Promise<OAuthServer> {
 	const child = spawn(
 		process.execPath,
 		[join(run.projectRoot, 'test/servers/oauth-server.mjs'), ...args],
@@ -57,7 +57,7 @@ function startOAuthServer(run: PhaseRun, args: string[]): Promise<OAuthServer> {
 	});
 }
 
-function stopServer(server: OAuthServer | undefined): void {
+export function stopServer(server: OAuthServer | undefined): void {
 	if (server?.process.pid !== undefined && server.process.exitCode === null) {
 		try {
 			process.kill(-server.process.pid, 'SIGTERM');
@@ -67,7 +67,7 @@ function stopServer(server: OAuthServer | undefined): void {
 	}
 }
 
-const serverStats = async (server: OAuthServer) =>
+export const serverStats = async (server: OAuthServer) =>
 	(await (await fetch(server.stats)).json()) as Record<string, number>;
 
 /** The credential's stored data as n8n gives it to its owner (secrets included). */
@@ -164,7 +164,7 @@ function mcpNode(
 }
 
 /** A chain of nodes, each feeding the next. */
-function chain(name: string, nodes: Array<{ name: string; [key: string]: unknown }>) {
+export function chain(name: string, nodes: Array<{ name: string; [key: string]: unknown }>) {
 	const connections: Record<string, unknown> = {};
 	nodes.slice(1).forEach((node, at) => {
 		connections[nodes[at].name] = { main: [[{ node: node.name, type: 'main', index: 0 }]] };

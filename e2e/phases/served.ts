@@ -28,6 +28,7 @@ import {
 } from './credentials.ts';
 import { approvalPhase } from './approval.ts';
 import { oauthPhase } from './oauth.ts';
+import { clientCredentialsPhase } from './clientCredentials.ts';
 
 export interface ServedOptions {
 	servers: McpServers;
@@ -190,6 +191,8 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 			}
 			results.phase('a remote MCP server behind OAuth 2.1 (n8n start)');
 			await oauthPhase(ctx.phaseRun('oauth'), running);
+			results.phase('a scheduled workflow with client credentials, nobody signing in (n8n start)');
+			await clientCredentialsPhase(ctx.phaseRun('client-credentials'), running);
 		}
 
 		results.phase('stop n8n');

@@ -1,5 +1,10 @@
 import type { TraceEntry } from '../conversation/types';
-import type { ElicitRequestFormParams, ServerRequestEvent } from '../mcp/serverRequests';
+import type {
+	CreateMessageResultWithTools,
+	ElicitRequestFormParams,
+	ElicitResult,
+	ServerRequestEvent,
+} from '../mcp/serverRequests';
 import { traceEntry, type StepTiming, type TracePolicy } from '../trace/entries';
 
 /** A request the server made to this client while a call ran (elicitation, sampling), and when. */
@@ -22,9 +27,7 @@ export function describeServerAsks(asks: readonly ServerAsk[]): string[] {
 		if (event.requestBytes !== undefined) {
 			return `[The tool sent this client a request too large to read; it was refused: ${event.error}.${untied}]`;
 		}
-		if (event.method === 'sampling/createMessage') {
-			return `[The tool asked this client for a model answer (sampling); it was refused: this client offers no sampling.${untied}]`;
-		}
+		if (event.method === 'sampling/createMessage') return describeSampling(event, untied);
 		const params = event.params as ElicitRequestFormParams;
 		const fields = Object.keys(params.requestedSchema?.properties ?? {}).map((name) =>
 			params.requestedSchema.required?.includes(name) ? `${name} (required)` : name,
@@ -34,8 +37,31 @@ export function describeServerAsks(asks: readonly ServerAsk[]): string[] {
 	});
 }
 
-function outcomeOf(event: ServerRequestEvent): string {
+/** A sampling request, and the model's answer or why there was none. */
+function describeSampling(event: ServerRequestEvent, untied: string): string {
+	const asked = '[The tool asked this client for a model answer (sampling)';
+	const result = event.answer as CreateMessageResultWithTools | undefined;
+	if (!result)
+		return `${asked}; it was refused: ${(event.error ?? 'this client offers no sampling').replace(/\.$/, '')}.${untied}]`;
+	const blocks = Array.isArray(result.content) ? result.content : [result.content];
+	const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join(' ');
+	const calls = blocks.flatMap((block) => (block.type === 'tool_use' ? [block.name] : []));
+	const answered =
+		calls.length > 0
+			? `asked for the tools ${calls.join(', ')}`
+			: `answered ${JSON.stringify(text)}`;
+	return `${asked}; ${result.model} ${answered}.${untied}]`;
+}
+
+/** accept, decline or cancel for an elicitation; answered for sampling; refused when the server got an error. */
+function actionOf(event: ServerRequestEvent): string {
 	const answer = event.answer;
+	if (!answer) return 'refused';
+	return 'model' in answer ? 'answered' : (answer as ElicitResult).action;
+}
+
+function outcomeOf(event: ServerRequestEvent): string {
+	const answer = event.answer as ElicitResult | undefined;
 	if (event.error) return `No answer could be made (${event.error}), so it was cancelled.`;
 	if (answer?.action === 'accept') return `It was given: ${JSON.stringify(answer.content ?? {})}.`;
 	if (answer?.action === 'decline') return 'It was declined: the call went on without the input.';
@@ -57,8 +83,8 @@ export function serverAskTrace(
 			{
 				...details,
 				method: event.method,
-				// The server got an error, no answer: sampling, or a request too large to read.
-				action: event.answer?.action ?? 'refused',
+				action: actionOf(event),
+				...(event.usage !== undefined && { usage: event.usage }),
 				tiedBy: event.tiedBy,
 				...(event.error !== undefined && { error: event.error }),
 				...(event.requestBytes !== undefined && { requestBytes: event.requestBytes }),

@@ -2,6 +2,7 @@ import { canonicalJson, sha256 } from '../json/canonical';
 import { headerSecrets } from '../http/headerSecrets';
 import type { OAuthSession } from './oauth/session';
 import type { EgressFilter } from '../http/outbound';
+import type { SamplingCapability } from './serverRequests';
 
 /** How to start and talk to one MCP server: what a credential describes. */
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
@@ -13,6 +14,8 @@ export interface StdioServerConfig {
 	/** The child's whole environment, besides PATH: n8n's own variables (its secrets) never pass. */
 	env: Record<string, string>;
 	cwd?: string;
+	/** Declared at initialize when set: the server may ask the client's model (a connection of its own). */
+	sampling?: SamplingCapability;
 }
 
 export type HttpTransportMode = 'auto' | 'streamableHttp' | 'sse';
@@ -31,6 +34,8 @@ export interface HttpServerConfig {
 	oauth?: OAuthSession;
 	/** The host's policy for where requests may go (n8n's SSRF protection); without it, anywhere. */
 	egress?: EgressFilter;
+	/** Declared at initialize when set: the server may ask the client's model (a connection of its own). */
+	sampling?: SamplingCapability;
 }
 
 /**

@@ -28,6 +28,12 @@ export {
 	type OAuthTokens,
 } from './oauth/session';
 export {
+	type ClientCredentialsGrant,
+	type EnterpriseGrant,
+	type MachineGrant,
+} from './oauth/grants';
+export { JWT_ALGORITHMS, jwtExpiry, signingKey, type JwtAlgorithm } from './oauth/jwt';
+export {
 	EgressRefused,
 	outboundFetch,
 	proxySettingsFrom,
@@ -36,10 +42,14 @@ export {
 } from '../http/outbound';
 export {
 	CLIENT_CAPABILITIES,
+	capabilitiesOf,
 	defaultsOf,
 	elicitResultFrom,
 	type ElicitationOptions,
 	type ElicitRequestFormParams,
 	type ElicitResult,
+	type SamplingAnswer,
+	type SamplingCapability,
+	type SamplingOptions,
 	type ServerRequestEvent,
 } from './serverRequests';

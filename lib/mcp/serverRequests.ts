@@ -1,11 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+	CreateMessageRequestSchema,
 	ElicitRequestSchema,
 	ElicitResultSchema,
 	ErrorCode,
 	McpError,
 	type ClientCapabilities,
+	type CreateMessageRequestParams,
+	type CreateMessageResultWithTools,
 	type ElicitRequestFormParams,
 	type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -14,15 +17,45 @@ import { SchemaValidator } from '../schema/validator';
 import { formatBytes } from '../util/formatBytes';
 import type { LocalAnswers, UnreadRequest } from './localAnswers';
 
-export type { ElicitRequestFormParams, ElicitResult };
+export type {
+	CreateMessageRequestParams,
+	CreateMessageResultWithTools,
+	ElicitRequestFormParams,
+	ElicitResult,
+};
 
 /**
  * What this client implements, and so declares: form elicitation, with the requested schema's
- * defaults filled into an accepted answer (SEP-1034). No sampling, no roots, no URL elicitation.
+ * defaults filled into an accepted answer (SEP-1034). No roots, no URL elicitation; sampling only
+ * where the configuration answers it (capabilitiesOf).
  */
 export const CLIENT_CAPABILITIES: ClientCapabilities = {
 	elicitation: { form: { applyDefaults: true } },
 };
+
+/** Sampling declared at initialize: the server may ask the client's model (and offer it tools). */
+export interface SamplingCapability {
+	tools: boolean;
+}
+
+/** The capabilities a connection declares: sampling (with tools) only when it answers it. */
+export function capabilitiesOf(sampling: SamplingCapability | undefined): ClientCapabilities {
+	if (!sampling) return CLIENT_CAPABILITIES;
+	return { ...CLIENT_CAPABILITIES, sampling: sampling.tools ? { tools: {} } : {} };
+}
+
+/** How the sampling requests of one call are answered. */
+export interface SamplingOptions {
+	/** Asks the model; its error is the server's answer, and the event's. */
+	answer: (params: CreateMessageRequestParams) => Promise<SamplingAnswer>;
+	/** Requests answered per call at most; later ones are refused. */
+	maxRequests: number;
+}
+
+export interface SamplingAnswer {
+	result: CreateMessageResultWithTools;
+	usage?: Record<string, unknown>;
+}
 
 /** How a call answers a server that asks the user for input while the call runs. */
 export interface ElicitationOptions {
@@ -33,6 +66,8 @@ export interface ElicitationOptions {
 	 */
 	mode?: 'decline' | 'defaults' | 'answer';
 	answer?: (request: ElicitRequestFormParams) => ElicitResult | Promise<ElicitResult>;
+	/** How the server's sampling requests are answered; declined without it. */
+	sampling?: SamplingOptions;
 	/** Told of every request the server made during the call and how it was answered. */
 	onServerRequest?: (event: ServerRequestEvent) => void;
 }
@@ -42,8 +77,10 @@ export interface ServerRequestEvent {
 	method: string;
 	/** Undefined for a request too large to read. */
 	params: unknown;
-	/** What the server got back; none when it got an error (always for sampling). */
-	answer?: ElicitResult;
+	/** What the server got back; none when it got an error. */
+	answer?: ElicitResult | CreateMessageResultWithTools;
+	/** The model's usage figures for a sampling answer, when the vendor gave them. */
+	usage?: Record<string, unknown>;
 	error?: string;
 	/** Set when the request was larger than this client reads: its size. It was refused unread. */
 	requestBytes?: number;
@@ -59,6 +96,14 @@ const SAMPLING_DECLINED = {
 	message:
 		"This client does not offer sampling (sampling/createMessage): it declared no sampling capability and asks no model on a server's behalf.",
 };
+
+/** The error code MCP gives for a sampling request the client's side turned down. */
+const SAMPLING_REFUSED = -1;
+
+const SAMPLING_UNTIED =
+	'Several calls were running and the sampling request could not be tied to one of them, so no model was asked';
+const SAMPLING_DECLINED_BY_CALL =
+	'This call declines sampling requests (When the Server Asks the Model: Decline): no model was asked';
 
 /** Why a request too large to read is refused: the server reads it, so it names the limit. */
 function tooLargeToRead({ method, bytes, limit }: UnreadRequest) {
@@ -77,12 +122,21 @@ function tooLargeToRead({ method, bytes, limit }: UnreadRequest) {
 export class ServerRequests {
 	private readonly running = new Set<ElicitationOptions>();
 	private readonly currentCall = new AsyncLocalStorage<ElicitationOptions>();
+	/** Sampling requests answered for each call so far. */
+	private readonly sampled = new WeakMap<ElicitationOptions, number>();
 
-	/** `answers`: those of the reader of the session, which hands on a request too large to read. */
-	constructor(client: Client, answers: LocalAnswers) {
+	/**
+	 * `answers`: those of the reader of the session, which hands on a request too large to read.
+	 * `sampling`: whether the connection declared sampling; without it, sampling is declined unread.
+	 */
+	constructor(client: Client, answers: LocalAnswers, sampling = false) {
 		client.setRequestHandler(ElicitRequestSchema, (request) =>
 			this.elicit(request.params as ElicitRequestFormParams),
 		);
+		if (sampling)
+			client.setRequestHandler(CreateMessageRequestSchema, (request) =>
+				this.sample(request.params),
+			);
 		client.fallbackRequestHandler = async (request) => {
 			const unread = answers.unreadRequestOf(request);
 			if (unread) {
@@ -139,6 +193,35 @@ export class ServerRequests {
 			told.onServerRequest?.({ method: 'elicitation/create', params, answer, error, tiedBy });
 		}
 		return answer;
+	}
+
+	/**
+	 * A sampling request answered by the model of the call it belongs to, within the call's limit;
+	 * one that cannot be tied to a single call, or comes to a call that declines, is refused.
+	 */
+	private async sample(params: CreateMessageRequestParams): Promise<CreateMessageResultWithTools> {
+		const method = 'sampling/createMessage';
+		const { options, tiedBy } = this.target();
+		const call = tiedBy === 'unknown' ? undefined : options[0];
+		const refuse = (message: string) =>
+			this.refuse({ method, params }, { code: SAMPLING_REFUSED, message });
+		if (!call) return refuse(SAMPLING_UNTIED);
+		const { sampling } = call;
+		if (!sampling) return refuse(SAMPLING_DECLINED_BY_CALL);
+		const count = (this.sampled.get(call) ?? 0) + 1;
+		this.sampled.set(call, count);
+		if (count > sampling.maxRequests)
+			return refuse(
+				`The server asked for more than ${sampling.maxRequests} model answers during one call (Requests per Call); this one was refused`,
+			);
+		let answer: SamplingAnswer;
+		try {
+			answer = await sampling.answer(params);
+		} catch (error) {
+			return refuse(`No model answer could be made: ${(error as Error).message}`);
+		}
+		call.onServerRequest?.({ method, params, answer: answer.result, usage: answer.usage, tiedBy });
+		return answer.result;
 	}
 
 	/** Tells the calls the request belongs to that it was refused, and why; the server gets the error. */

@@ -19,7 +19,7 @@ import { OAUTH_REQUEST_TIMEOUT_MS } from './oauth/trail';
 import { outboundFetch } from '../http/outbound';
 import { HttpExchanges, RESUME_ATTEMPTS } from './httpExchanges';
 import type { MessageReader } from './localAnswers';
-import { CLIENT_CAPABILITIES, ServerRequests } from './serverRequests';
+import { capabilitiesOf, ServerRequests, type SamplingCapability } from './serverRequests';
 import { StderrTail } from './stderrTail';
 import { StdioTransport, type SpawnedProcess } from './stdioTransport';
 
@@ -49,7 +49,7 @@ export async function connectClient(
 	const requestTimeoutMs = Math.min(OAUTH_REQUEST_TIMEOUT_MS, (connectTimeoutMs * 3) / 4);
 	const over = (kind: 'streamableHttp' | 'sse', leftMs = connectTimeoutMs) => {
 		const { transport, reader } = httpTransport(kind, config, requestTimeoutMs);
-		return connectOver(kind, transport, reader, connectTimeoutMs, leftMs);
+		return connectOver(kind, transport, reader, config.sampling, connectTimeoutMs, leftMs);
 	};
 	if (config.mode === 'sse') return over('sse');
 	const started = Date.now();
@@ -82,7 +82,13 @@ async function connectStdio(
 		onSpawned,
 	);
 	try {
-		const connected = await connectOver('stdio', transport, transport, connectTimeoutMs);
+		const connected = await connectOver(
+			'stdio',
+			transport,
+			transport,
+			config.sampling,
+			connectTimeoutMs,
+		);
 		return { ...connected, stderr, pid: transport.pid };
 	} catch (error) {
 		const output = stderr.read();
@@ -154,6 +160,7 @@ async function connectOver(
 	transportName: ConnectedClient['transportName'],
 	transport: Transport,
 	reader: MessageReader,
+	sampling: SamplingCapability | undefined,
 	connectTimeoutMs: number,
 	leftMs = connectTimeoutMs,
 ): Promise<ConnectedClient> {
@@ -163,8 +170,8 @@ async function connectOver(
 		protocolVersion = version;
 		setVersion?.(version);
 	};
-	const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
-	const serverRequests = new ServerRequests(client, reader.answers);
+	const client = new Client(CLIENT_INFO, { capabilities: capabilitiesOf(sampling) });
+	const serverRequests = new ServerRequests(client, reader.answers, sampling !== undefined);
 	// The SDK's timeout covers initialize only; the deadline covers the transport's start too (an
 	// SSE stream that never names its endpoint would wait forever).
 	let timer: NodeJS.Timeout | undefined;

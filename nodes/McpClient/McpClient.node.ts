@@ -26,6 +26,7 @@ import { getPrompt } from './operations/getPrompt';
 import { isListOperation, listServerItems } from './operations/listServerItems';
 import { listTools } from './operations/listTools';
 import { readResource } from './operations/readResource';
+import { nodeSamplingOf, samplingCredentials, type NodeSampling } from './operations/sampling';
 import { approvalPolicyOf, callSettingsOf } from './operations/settings';
 import { serverConfigFor, type ConnectionType } from './serverConfig';
 import { liveServers, recordedServers } from './sources';
@@ -80,6 +81,19 @@ export class McpClient implements INodeType {
 				testedBy: 'mcpServerConnection',
 				displayOptions: { show: { connectionType: ['oauth2Manual'] } },
 			},
+			{
+				name: 'mcpServerClientCredentialsOAuth2Api',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['clientCredentials'] } },
+			},
+			{
+				name: 'mcpServerEnterpriseOAuth2Api',
+				required: true,
+				testedBy: 'mcpServerConnection',
+				displayOptions: { show: { connectionType: ['enterprise'] } },
+			},
+			...samplingCredentials,
 		],
 		properties,
 	};
@@ -115,13 +129,15 @@ async function runOperation(
 ): Promise<INodeExecutionData[][]> {
 	if (operation === 'listTools' || operation === 'executeToolCalls') {
 		// A dry run answers from recordings: no server starts, so no credential is needed.
-		const servers = answersFromRecording(context, 'dryRun')
+		const dryRun = answersFromRecording(context, 'dryRun');
+		const sampling = dryRun ? { secrets: [] } : await samplingOf(context, operation);
+		const servers = dryRun
 			? recordedServers(context)
-			: liveServers(context, await nodeServerConfig(context));
-		const redaction = nodeRedactions(context, servers.secrets);
+			: liveServers(context, await nodeServerConfig(context, sampling));
+		const redaction = nodeRedactions(context, () => [...servers.secrets(), ...sampling.secrets]);
 		if (operation === 'listTools')
 			return processItems(context, 1, Infinity, listTools(context, servers, redaction), redaction);
-		const settings = callSettingsOf(context);
+		const settings = { ...callSettingsOf(context), sampling: sampling.options };
 		const approvalFor = (itemIndex: number) => approvalPolicyOf(context, itemIndex);
 		const processItem = executeToolCalls(context, servers, settings, approvalFor, redaction);
 		return processItems(
@@ -132,11 +148,12 @@ async function runOperation(
 			redaction,
 		);
 	}
-	const config = await nodeServerConfig(context);
+	const sampling = await samplingOf(context, operation);
+	const config = await nodeServerConfig(context, sampling);
 	// Read at each use: a token renewed during the run is hidden too.
-	const redaction = nodeRedactions(context, () => secretsOf(config));
+	const redaction = nodeRedactions(context, () => [...secretsOf(config), ...sampling.secrets]);
 	if (operation === 'callTool') {
-		const settings = callSettingsOf(context);
+		const settings = { ...callSettingsOf(context), sampling: sampling.options };
 		const processItem = callTool(context, config, settings, redaction);
 		return processItems(context, 1, settings.concurrency, processItem, redaction);
 	}
@@ -162,10 +179,23 @@ async function runOperation(
 }
 
 /** The server of the node's credential; a credential missing or never connected fails the node, saying so. */
-async function nodeServerConfig(context: IExecuteFunctions): Promise<McpServerConfig> {
+/** The credential's server, declaring sampling where the node answers it. */
+async function nodeServerConfig(
+	context: IExecuteFunctions,
+	sampling: NodeSampling,
+): Promise<McpServerConfig> {
 	const connectionType = context.getNodeParameter('connectionType', 0) as ConnectionType;
 	try {
-		return await serverConfigFor(context, connectionType);
+		const config = await serverConfigFor(context, connectionType);
+		return sampling.capability ? { ...config, sampling: sampling.capability } : config;
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), error as Error);
+	}
+}
+
+async function samplingOf(context: IExecuteFunctions, operation: string): Promise<NodeSampling> {
+	try {
+		return await nodeSamplingOf(context, operation);
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), error as Error);
 	}

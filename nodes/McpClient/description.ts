@@ -3,6 +3,7 @@ import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 import { elicitationProperties } from './operations/elicitation';
+import { samplingProperties } from './operations/sampling';
 import { getPromptProperties } from './operations/getPrompt';
 import { readResourceProperties } from './operations/readResource';
 import { serverItemLocator } from './operations/serverItemLocator';
@@ -48,6 +49,18 @@ export const properties: INodeProperties[] = [
 				value: 'oauth2',
 				description:
 					'Streamable HTTP or legacy SSE behind OAuth 2.1: sign in from the credential, n8n keeps and renews the tokens',
+			},
+			{
+				name: 'HTTP with OAuth2 Client Credentials',
+				value: 'clientCredentials',
+				description:
+					'Streamable HTTP or legacy SSE for a registered client (a service account) with a secret or private key: nobody signs in',
+			},
+			{
+				name: 'HTTP with Enterprise-Managed Sign-In',
+				value: 'enterprise',
+				description:
+					"Streamable HTTP or legacy SSE that your company's identity provider gives access to: sign in there once, workflows run on your behalf",
 			},
 			{
 				name: 'HTTP with OAuth2 (Endpoints by Hand)',
@@ -235,6 +248,7 @@ export const properties: INodeProperties[] = [
 	...readResourceProperties,
 	...getPromptProperties,
 	...elicitationProperties,
+	...samplingProperties,
 	{
 		displayName: 'Options',
 		name: 'options',

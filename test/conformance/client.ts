@@ -10,6 +10,7 @@ import {
 	type ElicitationOptions,
 	type HttpServerConfig,
 	type McpTool,
+	type OAuthOptions,
 } from '../../lib/mcp';
 import { headlessAuthorize } from '../support/headlessAuthorize';
 
@@ -18,19 +19,53 @@ const REDIRECT_URL = 'http://localhost:3000/callback';
 /** A URL-based client ID, used where the authorization server supports client ID metadata documents. */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
+/** What a scenario tells the client: a registered client, a private key, an identity token. */
+interface ScenarioContext {
+	client_id?: string;
+	client_secret?: string;
+	private_key_pem?: string;
+	signing_algorithm?: string;
+	idp_client_id?: string;
+	idp_id_token?: string;
+	idp_token_endpoint?: string;
+}
+
+/**
+ * How the scenario's client is authorized, as a user would set up the credential that fits: a
+ * person signs in (the default), the client itself (client credentials, by secret or private
+ * key), or the user's identity token from the company's identity provider (enterprise-managed).
+ */
+function grantOf(scenario: string, context: ScenarioContext): OAuthOptions['grant'] {
+	if (context.idp_id_token) {
+		const idToken = context.idp_id_token;
+		return {
+			kind: 'enterprise',
+			identityProvider: {
+				tokenUrl: context.idp_token_endpoint ?? '',
+				clientId: context.idp_client_id ?? '',
+			},
+			idToken: () => Promise.resolve(idToken),
+		};
+	}
+	if (context.private_key_pem) {
+		const algorithm = context.signing_algorithm ?? 'ES256';
+		return { kind: 'clientCredentials', privateKey: { pem: context.private_key_pem, algorithm } };
+	}
+	if (scenario.startsWith('auth/client-credentials')) return { kind: 'clientCredentials' };
+	return undefined;
+}
+
 function serverConfig(url: string, scenario: string): HttpServerConfig {
 	const config: HttpServerConfig = { transport: 'http', url, headers: {}, mode: 'streamableHttp' };
 	if (!scenario.startsWith('auth/')) return config;
-	const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as {
-		client_id?: string;
-		client_secret?: string;
-	};
+	const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ScenarioContext;
 	const preRegistered = context.client_id
 		? { client_id: context.client_id, client_secret: context.client_secret }
 		: undefined;
 	config.oauth = oauthSession({
 		id: randomUUID(),
 		client: preRegistered,
+		grant: grantOf(scenario, context),
 		authorize: headlessAuthorize,
 		redirectUrl: REDIRECT_URL,
 		clientName: 'n8n-nodes-tool-calling conformance client',

@@ -8,7 +8,7 @@ import { childEnv } from '../support/servers';
 
 /**
  * The MCP conformance suite's own CLI against test/conformance/client.ts (lib/mcp as the node
- * drives it): the auth suite in one run (its scenarios in parallel), the other scenarios one run
+ * drives it): each suite in one run (its scenarios in parallel), the other scenarios one run
  * each. A scenario passes when its run ends well, its results exist and none of its checks failed.
  */
 const SINGLE_SCENARIOS = [
@@ -37,6 +37,22 @@ const AUTH_SUITE = [
 	'auth/token-endpoint-auth-none',
 	'auth/pre-registration',
 ];
+/**
+ * The suite `extensions`: authorization with nobody present, client credentials (a secret, a
+ * private key's JWT) and enterprise-managed (an identity token exchanged for an ID-JAG).
+ */
+const EXTENSIONS_SUITE = [
+	'auth/client-credentials-jwt',
+	'auth/client-credentials-basic',
+	'auth/cross-app-access-complete-flow',
+];
+/** The suite `draft`: scenarios of the next revision. */
+const DRAFT_SUITE = [
+	'auth/resource-mismatch',
+	'auth/offline-access-scope',
+	'auth/offline-access-not-supported',
+];
+const SUITES = { auth: AUTH_SUITE, extensions: EXTENSIONS_SUITE, draft: DRAFT_SUITE };
 /** CLI runs at once, each with its servers and client processes: two cores. */
 const AT_ONCE = 3;
 
@@ -108,7 +124,7 @@ beforeAll(async () => {
 	// One load first, so the client processes the suite starts find the code transpiled.
 	await promisify(execFile)('sh', ['-c', CLIENT], { env: childEnv(), timeout: 120_000 });
 	const jobs: Array<[string, string[]]> = [
-		['auth suite', ['--suite', 'auth']],
+		...Object.keys(SUITES).map((suite): [string, string[]] => [suite, ['--suite', suite]]),
 		...SINGLE_SCENARIOS.map((scenario): [string, string[]] => [scenario, ['--scenario', scenario]]),
 	];
 	await Promise.all(
@@ -135,16 +151,18 @@ describe('the MCP conformance suite, client scenarios', () => {
 		}
 	});
 
-	// One run for all: its exit code speaks for all of them, its summary for each.
-	it.each(AUTH_SUITE)('%s (auth suite)', (scenario) => {
-		const run = runs.get('auth suite')!;
-		expect({ scenario, failed: failedChecks(scenario) }).toEqual({ scenario, failed: [] });
-		expect(run.output).toContain(`✓ ${scenario}: `);
-	});
+	// One run per suite: its summary speaks for each of its scenarios.
+	describe.each(Object.entries(SUITES))('the suite %s', (suite, scenarios) => {
+		it.each(scenarios)('%s', (scenario) => {
+			const run = runs.get(suite)!;
+			expect({ scenario, failed: failedChecks(scenario) }).toEqual({ scenario, failed: [] });
+			expect(run.output).toContain(`✓ ${scenario}: `);
+		});
 
-	it('runs every authorization scenario the suite has for 2025-11-25', () => {
-		expect(runs.get('auth suite')!.output).toContain(
-			`Running auth suite (${AUTH_SUITE.length} scenarios)`,
-		);
+		it('runs every scenario the suite has', () => {
+			expect(runs.get(suite)!.output).toContain(
+				`Running ${suite} suite (${scenarios.length} scenarios)`,
+			);
+		});
 	});
 });

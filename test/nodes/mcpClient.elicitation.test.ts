@@ -160,7 +160,7 @@ describe('MCP Client: when the server asks for input', () => {
 		const { result, notes, asked } = await ask(execute(), 'sample');
 		expect(result).toMatch(/^sampling failed: .*does not offer sampling/);
 		expect(notes).toEqual([
-			'[The tool asked this client for a model answer (sampling); it was refused: this client offers no sampling.]',
+			"[The tool asked this client for a model answer (sampling); it was refused: This client does not offer sampling (sampling/createMessage): it declared no sampling capability and asks no model on a server's behalf.]",
 		]);
 		expect(asked[0]).toMatchObject({ method: 'sampling/createMessage', action: 'refused' });
 	});

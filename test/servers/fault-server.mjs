@@ -1,13 +1,14 @@
 // MCP server for tests: well-behaved tools next to tools that fail in every way a client must survive.
 // Usage: node fault-server.mjs [--http PORT [--sse-only] [--require-header "Name: value"]...]
 //        [--name NAME] [--server-version V] [--tools-prefix P] [--hostile] [--invalid-tools] [--mute]
-//        [--failing-list] [--resumable]
+//        [--failing-list] [--resumable] [--sampling]
 // --hostile adds the tools of a server that attacks its client (see `hostileTools`);
 // --invalid-tools lists tools whose definitions break the MCP schema next to the valid ones;
 // --mute starts a process that never answers anything, not even `initialize`;
 // --failing-list answers tools/list with a -32000 error that quotes $CANARY_SECRET;
 // --resumable keeps every event of its Streamable HTTP streams so that a client can resume them
-//   (priming events, Last-Event-ID), and adds `answer_later`, which closes its stream before answering.
+//   (priming events, Last-Event-ID), and adds `answer_later`, which closes its stream before answering;
+// --sampling adds tools that ask the client's model (see samplingTools.mjs).
 import { createServer as createHttpServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -24,6 +25,7 @@ import addFormats from 'ajv-formats';
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { commandLine, fatal } from './commandLine.mjs';
 import { jsonRpcError, mcpSessions, reply } from './sessions.mjs';
+import { samplingTools } from './samplingTools.mjs';
 
 const options = parseArgs(process.argv.slice(2));
 const PNG_1X1 =
@@ -43,6 +45,7 @@ function parseArgs(argv) {
 		mute: { type: 'boolean', default: false },
 		'failing-list': { type: 'boolean', default: false },
 		resumable: { type: 'boolean', default: false },
+		sampling: { type: 'boolean', default: false },
 	});
 	const http = values.http === undefined ? undefined : Number(values.http);
 	if (http !== undefined && !(Number.isInteger(http) && http > 0))
@@ -63,6 +66,7 @@ function parseArgs(argv) {
 		mute: values.mute,
 		failingList: values['failing-list'],
 		resumable: values.resumable,
+		sampling: values.sampling,
 	};
 }
 
@@ -672,6 +676,7 @@ const hostileTools = [
 	},
 ];
 if (options.hostile) tools.push(...hostileTools);
+if (options.sampling) tools.push(...samplingTools);
 if (options.resumable)
 	tools.push({
 		name: 'answer_later',

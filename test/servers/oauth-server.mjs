@@ -6,11 +6,14 @@
 //
 // Usage: node oauth-server.mjs [--port N] [--auth-port N] [--token-seconds S] [--scopes "a b"]
 //          [--write-scope S] [--no-auth] [--break STEP]
+//          [--client-credentials ID:SECRET [--token-auth basic|post]] [--client-key ID=PUBLIC_KEY_FILE] [--idp]
 // Prints one JSON line when listening: {"mcp": ".../mcp", "sse": ".../sse", "issuer": ".../", "stats": ".../stats"}.
 // --write-scope S: the tool `write` needs scope S besides the token's (403 insufficient_scope without it).
 // --break: metadata-html | metadata-invalid | registration | token-html | refresh | unreachable | silent
 //          | audience (every tools/call is refused with 401 invalid_token, renewed token or not)
 //          | refresh-unavailable (503 temporarily_unavailable) | refresh-error (500 server_error)
+// --client-credentials, --client-key, --idp: grants that need nobody, see machineGrants.mjs; the
+//          first line then names the identity provider as "idp" too.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer as createNetServer } from 'node:net';
 import express from 'express';
@@ -41,9 +44,20 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { commandLine, fatal } from './commandLine.mjs';
 import { jsonRpcError, mcpSessions, reply } from './sessions.mjs';
+import { machineGrantsOf, machineGrantsRouter } from './machineGrants.mjs';
 
 const options = parseArgs(process.argv.slice(2));
-const stats = { registrations: 0, authorizations: 0, tokens: 0, refreshes: 0, mcpRequests: 0 };
+const stats = {
+	registrations: 0,
+	authorizations: 0,
+	tokens: 0,
+	refreshes: 0,
+	mcpRequests: 0,
+	clientCredentials: 0,
+	jwtBearer: 0,
+	tokenExchanges: 0,
+	signIns: 0,
+};
 
 function parseArgs(argv) {
 	const values = commandLine(argv, {
@@ -54,6 +68,10 @@ function parseArgs(argv) {
 		'write-scope': { type: 'string' },
 		'no-auth': { type: 'boolean', default: false },
 		break: { type: 'string' },
+		'client-credentials': { type: 'string' },
+		'token-auth': { type: 'string', default: 'basic' },
+		'client-key': { type: 'string' },
+		idp: { type: 'boolean', default: false },
 	});
 	const breaks = [
 		'metadata-html',
@@ -77,6 +95,7 @@ function parseArgs(argv) {
 		writeScope: values['write-scope'],
 		auth: !values['no-auth'],
 		break: values.break,
+		machineGrants: machineGrantsOf(values),
 	};
 }
 
@@ -391,6 +410,17 @@ async function start() {
 		}
 		next();
 	});
+	if (options.machineGrants)
+		authApp.use(
+			machineGrantsRouter(options.machineGrants, {
+				issuer,
+				defaultScopes: options.scopes,
+				tokenSeconds: options.tokenSeconds,
+				issue: (clientId, scopes, resource) =>
+					provider.issue(clientId, scopes, resource && new URL(resource)),
+				stats,
+			}),
+		);
 	authApp.use(mcpAuthRouter({ provider, issuerUrl: issuer, scopesSupported: options.scopes }));
 
 	const authorizationServer =
@@ -449,6 +479,7 @@ async function start() {
 			sse: `${base}/sse`,
 			issuer: issuer.href,
 			stats: `${base}/stats`,
+			...(options.machineGrants?.idp && { idp: new URL('idp/', issuer).href }),
 		}),
 	);
 }

@@ -19,6 +19,8 @@ export interface OAuthServerHandle {
 	sse: string;
 	/** The authorization server, another origin. */
 	issuer: string;
+	/** The identity provider (with --idp), on the authorization server's origin. */
+	idp?: string;
 	/** Counts of registrations, authorizations, tokens, refreshes and MCP requests so far. */
 	stats(): Promise<Record<string, number>>;
 	output(): string;
@@ -54,7 +56,13 @@ export async function startOAuthServer(args: string[] = []): Promise<OAuthServer
 			reject(new Error(`oauth-server exited with ${code}\n${output}`));
 		});
 	});
-	const urls = JSON.parse(firstLine) as { mcp: string; sse: string; issuer: string; stats: string };
+	const urls = JSON.parse(firstLine) as {
+		mcp: string;
+		sse: string;
+		issuer: string;
+		idp?: string;
+		stats: string;
+	};
 	return {
 		...urls,
 		stats: async () => (await fetch(urls.stats)).json() as Promise<Record<string, number>>,

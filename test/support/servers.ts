@@ -38,6 +38,8 @@ export interface FaultServerOptions {
 	failingList?: boolean;
 	/** Keep the events of its HTTP streams for clients to resume them, and add `answer_later`. */
 	resumable?: boolean;
+	/** Add tools that ask the client's model (sampling). */
+	sampling?: boolean;
 }
 
 export interface FaultHttpOptions extends FaultServerOptions {
@@ -101,6 +103,7 @@ export function faultServerArgs(options: FaultHttpOptions = {}): string[] {
 	if (options.mute) args.push('--mute');
 	if (options.failingList) args.push('--failing-list');
 	if (options.resumable) args.push('--resumable');
+	if (options.sampling) args.push('--sampling');
 	if (options.sseOnly) args.push('--sse-only');
 	for (const [header, value] of Object.entries(options.requireHeaders ?? {})) {
 		args.push('--require-header', `${header}: ${value}`);

@@ -57,7 +57,7 @@ const REFUSED_AFTER_RENEWAL =
 function explained(error: unknown, session: OAuthSession, mark: number): unknown {
 	if (error instanceof OAuthFailure) return error;
 	session.trail.stepUpScope = undefined;
-	const described = describeProblems(session.trail.problemsSince(mark));
+	const described = describeProblems(session.trail.problemsSince(mark), session.trail.grant);
 	const scope = session.trail.scopeAskedSince(mark);
 	const message =
 		described ??

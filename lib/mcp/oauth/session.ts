@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
 	auth,
+	type AddClientAuthentication,
 	type OAuthClientProvider,
 	type OAuthDiscoveryState,
 } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -10,44 +11,19 @@ import type {
 	OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { sha256 } from '../../json/canonical';
+import {
+	exchangeIdentityToken,
+	grantSecrets,
+	grantTypeOf,
+	machineTokenRequest,
+	privateKeyJwtAuthentication,
+	signingKeyOf,
+} from './grants';
+import type { OAuthOptions } from './options';
 import { OAuthTrail } from './trail';
 
-export type { OAuthClientInformationMixed, OAuthTokens };
-
-/** What a caller knows of one authorization (n8n: an MCP OAuth2 credential) and how it keeps tokens. */
-export interface OAuthOptions {
-	/** Names this authorization for as long as it lasts (n8n: the credential's id). Connections are pooled by it, not by the current token. */
-	id: string;
-	/** The tokens as stored (n8n: the credential's oauthTokenData). */
-	tokens?: OAuthTokens;
-	/** When the stored access token expires (ms since 1970), if known: it is renewed shortly before. */
-	expiresAt?: number;
-	/** The registered client (from dynamic registration at connect time, or entered by hand). */
-	client?: OAuthClientInformationMixed;
-	/** Asked for when neither the server's challenge nor its metadata names a scope. */
-	scope?: string;
-	/**
-	 * Renews the tokens in place of the token endpoint (n8n: its OAuth2 refresh helper, which saves
-	 * them to the credential), so the caller's store stays current. Every renewal goes through it,
-	 * shortly before expiry and after a 401; its error ends the renewal, named as its step.
-	 */
-	renew?: () => Promise<OAuthTokens>;
-	/** Receives every new set of tokens (renewed or newly granted) for the caller to keep; its errors are the caller's to handle. */
-	onTokens?: (tokens: OAuthTokens) => void | Promise<void>;
-	/** Receives a client registered during an authorization, for the caller to keep. */
-	onClient?: (client: OAuthClientInformationMixed) => void | Promise<void>;
-	/**
-	 * Runs an authorization that needs the user (no usable tokens, or more scope): gets the
-	 * authorization URL, returns the code the authorization server sent to the redirect URL.
-	 * Without it, such a need ends in an error that says to reconnect (and which scope to grant).
-	 */
-	authorize?: (authorizationUrl: URL) => Promise<string>;
-	/** Where the authorization server sends the code (n8n: its OAuth callback). */
-	redirectUrl?: string;
-	clientName?: string;
-	/** A URL-based client ID (a client ID metadata document), used where the authorization server supports it. */
-	clientMetadataUrl?: string;
-}
+export type { OAuthClientInformationMixed, OAuthTokens, OAuthOptions };
 
 /** The server wants a new authorization and nobody can give it here: the user must reconnect. */
 export class OAuthAuthorizationRequired extends Error {
@@ -89,6 +65,9 @@ export class OAuthSession implements OAuthClientProvider {
 	private readonly clientSecrets = new Set<string>();
 	private renewal?: Promise<void>;
 	private server?: { url: URL; fetch: FetchLike };
+	private clientAuthentication?: AddClientAuthentication;
+	/** The grant and client the client authentication was made for. */
+	private grantSignature?: string;
 
 	constructor(options: OAuthOptions) {
 		this.options = options;
@@ -119,6 +98,58 @@ export class OAuthSession implements OAuthClientProvider {
 			this.client = client;
 			this.holdClientSecret(client);
 		}
+		this.takeGrant(options);
+	}
+
+	/**
+	 * A grant's client authentication, its key read once: a key that does not fit fails here. Tokens
+	 * granted to other client credentials (the credential was edited) are not used for the new ones.
+	 */
+	private takeGrant({ grant, client }: OAuthOptions): void {
+		this.trail.grant = grant?.kind ?? 'authorizationCode';
+		const signature = sha256(JSON.stringify([grant, client?.client_id, client?.client_secret]));
+		if (signature === this.grantSignature) return;
+		if (grant && this.grantSignature !== undefined) this.invalidateCredentials('tokens');
+		const key = grant && signingKeyOf(grant);
+		this.clientAuthentication =
+			key &&
+			privateKeyJwtAuthentication(key, client?.client_id ?? '', (assertion) =>
+				this.hold(assertion),
+			);
+		this.grantSignature = signature;
+	}
+
+	/** Adds the client's signed assertion to token requests, where the grant has a private key. */
+	get addClientAuthentication(): AddClientAuthentication | undefined {
+		return this.clientAuthentication;
+	}
+
+	/**
+	 * The token request of a grant that needs nobody (the SDK's default is the authorization code's).
+	 * Enterprise-managed: the identity token is exchanged for an assertion first.
+	 */
+	async prepareTokenRequest(): Promise<URLSearchParams | undefined> {
+		const grant = this.options.grant;
+		if (!grant) return undefined;
+		const discovered = this.discovery;
+		const scope =
+			this.trail.stepUpScope ||
+			this.options.scope ||
+			discovered?.resourceMetadata?.scopes_supported?.join(' ');
+		if (grant.kind !== 'enterprise') return machineTokenRequest(grant, scope);
+		const server = this.server;
+		if (!discovered || !server) throw new Error('The authorization server was not discovered');
+		const target = {
+			audience: discovered.authorizationServerMetadata?.issuer ?? discovered.authorizationServerUrl,
+			resource: discovered.resourceMetadata?.resource ?? server.url.href,
+			scope,
+		};
+		const hold = (token: string) => this.hold(token);
+		return machineTokenRequest(
+			grant,
+			scope,
+			await exchangeIdentityToken(grant, target, server.fetch, hold),
+		);
 	}
 
 	/**
@@ -132,7 +163,8 @@ export class OAuthSession implements OAuthClientProvider {
 
 	/** Tokens and client secrets held now or lately: every output must hide them. */
 	secrets(): string[] {
-		return [...this.clientSecrets, ...this.held];
+		const grant = this.options.grant;
+		return [...this.clientSecrets, ...(grant ? grantSecrets(grant) : []), ...this.held];
 	}
 
 	/** The code a headless authorization brought back, once. */
@@ -142,7 +174,9 @@ export class OAuthSession implements OAuthClientProvider {
 		return code;
 	}
 
-	get redirectUrl(): string {
+	/** None for a grant that needs nobody: the SDK then asks for tokens without a sign-in. */
+	get redirectUrl(): string | undefined {
+		if (this.options.grant) return undefined;
 		return this.options.redirectUrl ?? DEFAULT_REDIRECT_URL;
 	}
 
@@ -151,11 +185,13 @@ export class OAuthSession implements OAuthClientProvider {
 	}
 
 	get clientMetadata(): OAuthClientMetadata {
+		const grant = this.options.grant;
+		const redirectUrl = this.redirectUrl;
 		return {
 			client_name: this.options.clientName ?? 'n8n-nodes-tool-calling',
-			redirect_uris: [this.redirectUrl],
-			grant_types: ['authorization_code', 'refresh_token'],
-			response_types: ['code'],
+			redirect_uris: redirectUrl ? [redirectUrl] : [],
+			grant_types: grant ? [grantTypeOf(grant)] : ['authorization_code', 'refresh_token'],
+			...(!grant && { response_types: ['code'] }),
 			...(this.options.scope ? { scope: this.options.scope } : {}),
 		};
 	}
@@ -231,15 +267,16 @@ export class OAuthSession implements OAuthClientProvider {
 	invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
 		if (scope === 'all' || scope === 'tokens')
 			[this.current, this.expiresAt, this.renewAt] = [undefined, undefined, undefined];
-		if (scope === 'all' || scope === 'client') this.client = undefined;
+		// A grant that needs nobody has only the client it was given: none could register instead.
+		if ((scope === 'all' || scope === 'client') && !this.options.grant) this.client = undefined;
 		if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
 		if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
 	}
 
+	/** A grant that needs nobody asks anew; a signed-in one renews by its refresh token. */
 	private dueForRenewal(): boolean {
-		return (
-			this.renewAt !== undefined && Date.now() >= this.renewAt && !!this.current?.refresh_token
-		);
+		const renewable = !!this.options.grant || !!this.current?.refresh_token;
+		return this.renewAt !== undefined && Date.now() >= this.renewAt && renewable;
 	}
 
 	/** When the access token expires (ms since 1970, if known), and so when to renew it. */

@@ -6,8 +6,14 @@ import {
 	type OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 
+/** RFC 8693's grant: an identity provider exchanges one token for another. */
+export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
 /** The steps of an OAuth authorization, as an error names them. */
-export type OAuthStep = 'discovery' | 'registration' | 'token' | 'refresh';
+export type OAuthStep = 'discovery' | 'registration' | 'token' | 'refresh' | 'token exchange';
+
+/** How the tokens are granted: a person signs in (authorization code), or no person at all. */
+export type GrantKind = 'authorizationCode' | 'clientCredentials' | 'enterprise';
 
 export interface OAuthProblem {
 	step: OAuthStep;
@@ -30,6 +36,16 @@ const HINTS: Record<OAuthStep, string> = {
 		'The authorization code was not exchanged for tokens: check the client ID, client secret and redirect URL, then reconnect the credential.',
 	refresh:
 		'The access token could not be renewed: reconnect the credential (the refresh token may have expired or been revoked).',
+	'token exchange':
+		"The identity provider did not exchange your identity token for an identity assertion (ID-JAG): check its token URL and client in the credential, that it allows cross-app access to this MCP server's authorization server, and sign in again (Connect) if your sign-in was revoked.",
+};
+
+/** What to check when a grant that needs no person fails at its token request. */
+const MACHINE_TOKEN_HINTS: Record<Exclude<GrantKind, 'authorizationCode'>, string> = {
+	clientCredentials:
+		'The authorization server granted no token for the client credentials: check the client ID, its secret or private key and signing algorithm, and that this client may use the client credentials grant for this MCP server.',
+	enterprise:
+		"The MCP server's authorization server did not take the identity assertion for a token: check the client ID and secret registered there, and that it trusts your identity provider.",
 };
 
 /** A renewal refused for the server's trouble of the moment: reconnecting would not help. */
@@ -69,6 +85,8 @@ export class OAuthTrail {
 	private lastRenewal?: Renewal;
 	/** Answers a refresh in place of the token endpoint, when the session's caller renews (OAuthOptions.renew). */
 	renewThrough?: () => Promise<OAuthTokens>;
+	/** How the session's tokens are granted: what a failed token request tells to check. */
+	grant: GrantKind = 'authorizationCode';
 
 	/** A point to read problems from: those of one request to the server and the authorization it set off. */
 	mark(): number {
@@ -237,14 +255,20 @@ export class OAuthTrail {
 }
 
 /** An error that names the failed step, the URL and what to check; undefined when no step failed. */
-export function describeProblems(problems: OAuthProblem[]): string | undefined {
+export function describeProblems(
+	problems: OAuthProblem[],
+	grant: GrantKind = 'authorizationCode',
+): string | undefined {
 	const failure = problems.find((problem) => !problem.note);
 	if (!failure) return undefined;
 	const notes = problems
 		.slice(0, problems.indexOf(failure))
 		.map((note) => `${note.url} ${note.reason}`);
 	const before = notes.length > 0 ? ` Before that: ${notes.slice(-4).join('; ')}.` : '';
-	const hint = (failure.passing && PASSING_HINTS[failure.step]) || HINTS[failure.step];
+	const hint =
+		(failure.passing && PASSING_HINTS[failure.step]) ||
+		(failure.step === 'token' && grant !== 'authorizationCode' && MACHINE_TOKEN_HINTS[grant]) ||
+		HINTS[failure.step];
 	return `OAuth ${failure.step} failed: ${failure.url} ${failure.reason}.${before} ${hint}`;
 }
 
@@ -260,7 +284,9 @@ function stepOf(target: URL, init: RequestInit | undefined, serverUrl: URL): OAu
 		return undefined;
 	}
 	if (init?.body instanceof URLSearchParams) {
-		return init.body.get('grant_type') === 'refresh_token' ? 'refresh' : 'token';
+		const grantType = init.body.get('grant_type');
+		if (grantType === 'refresh_token') return 'refresh';
+		return grantType === TOKEN_EXCHANGE ? 'token exchange' : 'token';
 	}
 	// A legacy SSE server takes its messages at an endpoint of its own: only client metadata registers.
 	return isClientMetadata(init?.body) ? 'registration' : undefined;

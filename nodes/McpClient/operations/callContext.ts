@@ -24,7 +24,7 @@ export function callContextFor(
 		storeBinary: binaryStoreFor(context, output),
 		options: {
 			...callOptionsOf(context, settings),
-			elicitation: elicitationOf(context, itemIndex),
+			elicitation: { ...elicitationOf(context, itemIndex), sampling: settings.sampling },
 		},
 		redactor: redaction.redactor,
 	};

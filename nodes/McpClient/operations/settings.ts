@@ -2,7 +2,7 @@ import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import { describeType } from '../../../lib/conversation/read';
 import type { ApprovalPolicy } from '../../../lib/execution/approval';
 import type { ParallelCalls } from '../../../lib/execution/executeCalls';
-import type { RequestLimits, ToolCallOptions, UseOptions } from '../../../lib/mcp';
+import type { RequestLimits, SamplingOptions, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
 import { itemParameter } from '../../shared/parameters';
 
@@ -14,9 +14,11 @@ export interface CallSettings {
 	onToolError: 'toModel' | 'failNode';
 	concurrency: number;
 	parallelCalls: ParallelCalls;
+	/** How the server's sampling requests are answered; declined without it. */
+	sampling?: SamplingOptions;
 }
 
-interface CallOptionValues extends Omit<CallSettings, 'maxResultBytes'> {
+interface CallOptionValues extends Omit<CallSettings, 'maxResultBytes' | 'sampling'> {
 	maxResultMb: number;
 }
 
