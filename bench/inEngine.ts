@@ -39,6 +39,7 @@ import {
 import { chain, mcpClientNode, n8nNode, stdioCredential } from '../test/support/mcpWorkflow';
 import { modelNode, modelNodeTypes, standInCredential } from '../test/support/modelWorkflow';
 import { faultStdio } from '../test/support/servers';
+import { median, quietEngineLog } from './stats';
 
 const TRIALS = 5;
 const PEER = 'n8n-nodes-mcp@0.1.37';
@@ -64,8 +65,6 @@ function outputOfSuccess(result: EngineRun, nodeName: string, outputIndex = 0) {
 
 type Work = (count: number) => Promise<number>;
 
-const median = (values: number[]) =>
-	[...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const now = () => performance.now();
 
 /** Runs `count` times, one after another; ms each. */
@@ -535,10 +534,7 @@ async function main() {
 	// n8n's default level, to a file, set before the engine's first run reads it: at 'info' n8n's
 	// logger makes debug lines no-ops, as in a default n8n ('silent' still builds each debug
 	// line's call site before dropping it).
-	const logFolder = mkdtempSync(path.join(tmpdir(), 'n8n-bench-log-'));
-	process.env.N8N_LOG_LEVEL = 'info';
-	process.env.N8N_LOG_OUTPUT = 'file';
-	process.env.N8N_LOG_FILE_LOCATION = path.join(logFolder, 'n8n.log');
+	const removeLog = quietEngineLog();
 
 	const api = await startChatCompletionsStandIn();
 	const client = await rawMcpClient();
@@ -568,7 +564,7 @@ async function main() {
 		await sharedPool.closeAll();
 		await api.close();
 		if (peer) rmSync(peer.folder, { recursive: true, force: true });
-		rmSync(logFolder, { recursive: true, force: true });
+		removeLog();
 	}
 }
 

@@ -42,6 +42,8 @@ export class RunContext {
 	readonly apiKey: string;
 	/** The environment of every n8n command. */
 	n8nEnv: NodeJS.ProcessEnv;
+	/** The n8n the phases run: the pinned one, or the newest release in a second run. */
+	n8nBin = N8N_BIN;
 
 	constructor(
 		results: Results,
@@ -81,7 +83,7 @@ export class RunContext {
 		const log = join(this.logs, `n8n-${++this.commands}-${args[0].replace(/[:/]/g, '-')}.log`);
 		this.n8nLogs.push(log);
 		this.lastN8nLog = log;
-		const { status, leftRunning } = await runBounded(limitS * this.scale, log, N8N_BIN, args, {
+		const { status, leftRunning } = await runBounded(limitS * this.scale, log, this.n8nBin, args, {
 			cwd: this.runDir,
 			env: this.marked(env),
 		});

@@ -15,6 +15,9 @@
  *      loopback ports, an `n8n start` main and two `n8n worker`s, the package installed into each
  *      one's user folder; examples/webhook-agent.json answers 20 calls, 10 of them at once, all run
  *      by the workers, each worker on its own pooled MCP server; after SIGTERM no server is left.
+ * Then phases 1 and 2 again, without the browser, on the newest n8n release that installs from the
+ * registry (e2e/latestN8n.ts: resolved and installed into e2e/.n8n-latest in the background while
+ * the pinned n8n is tested), unless that is the pinned one.
  * Prints PASS/FAIL per check and the time of each phase; exits non-zero on any failure.
  *
  * Settings (environment):
@@ -22,6 +25,7 @@
  *   E2E_SKIP_WEBHOOK=1     leave out the `n8n start` part (webhook, schedule, browser, OAuth)
  *   E2E_SKIP_BROWSER=1     leave out the browser
  *   E2E_SKIP_QUEUE=1       leave out queue mode (PostgreSQL, Redis, a main and two workers)
+ *   E2E_SKIP_LATEST=1      leave out the second run, on the newest n8n release
  *   E2E_CHROMIUM=PATH      the Chromium to drive (default: chromium on PATH)
  *   E2E_UPDATE_DOCS=1      copy the screenshots the README shows to docs/ after a passing browser phase
  *   E2E_INSTALL_MODE=npm   install with a plain `npm install <tarball>` in .n8n/nodes (n8n 1.x's way)
@@ -42,11 +46,14 @@ import {
 	N8N_BIN,
 	n8nEnvironment,
 	PACKAGE,
+	type Packed,
 	packPackage,
 	pinnedVersion,
 	PROJECT_ROOT,
 	randomHex,
+	reportedVersion,
 } from './n8n.ts';
+import { onLatestN8n, prepareLatestN8n } from './latestN8n.ts';
 import { headlessPhases } from './phases/headless.ts';
 import { queuePhase } from './phases/queue.ts';
 import { servedPhases } from './phases/served.ts';
@@ -105,20 +112,14 @@ async function main(ctx: RunContext): Promise<void> {
 	}
 	const chromium = chromiumToUse();
 	console.log(`node ${process.version} at ${process.execPath}; run folder ${runDir}`);
+	const latest =
+		env.E2E_SKIP_LATEST === '1' ? undefined : prepareLatestN8n(pinnedVersion(), ctx.logs);
 
 	// ------------------------------------------------------------ the real n8n, installed once
 	results.phase('install n8n');
 	const installLog = join(ctx.logs, 'n8n-install.log');
 	if (!installN8n(installLog)) stop('install n8n', 'see the log above', installLog);
-	const version = spawnSync(N8N_BIN, ['--version'], {
-		cwd: runDir,
-		env: { ...env, N8N_USER_FOLDER: join(runDir, 'version-check') },
-		encoding: 'utf8',
-		timeout: 60_000,
-	})
-		.stdout?.trim()
-		.split('\n')
-		.pop();
+	const version = reportedVersion(N8N_BIN, runDir);
 	const pinned = pinnedVersion();
 	if (version !== pinned)
 		stop(`n8n ${pinned} is installed (e2e/.n8n)`, `n8n --version said '${version}'`);
@@ -150,6 +151,36 @@ async function main(ctx: RunContext): Promise<void> {
 	if (stray.length > 0)
 		console.log(`    note: the tarball also holds ${stray.slice(0, 5).join(', ')}`);
 
+	const prepared = { everything, filesystem, chromium, packed };
+	await phases(ctx, prepared, env);
+	if (!latest) {
+		console.log('    E2E_SKIP_LATEST=1: the run on the newest n8n release is left out');
+		return;
+	}
+	// Queue mode and the browser stay with the pinned n8n, to keep the second run short.
+	await onLatestN8n(ctx, latest, (onLatest) =>
+		phases(onLatest, { ...prepared, chromium: undefined }, { ...env, E2E_SKIP_QUEUE: '1' }),
+	);
+}
+
+interface Prepared {
+	everything: string;
+	filesystem: string;
+	/** The Chromium to drive, or undefined to leave the browser out. */
+	chromium?: string;
+	packed: Packed;
+}
+
+/**
+ * Every phase on one n8n (ctx.n8nBin), from installing the packed package into a fresh user
+ * folder; `env` holds the E2E_* settings.
+ */
+async function phases(
+	ctx: RunContext,
+	{ everything, filesystem, chromium, packed }: Prepared,
+	env: NodeJS.ProcessEnv,
+): Promise<void> {
+	const runDir = ctx.runDir;
 	results.phase('install as a community package');
 	const mode = env.E2E_INSTALL_MODE ?? '';
 	const userFolder = join(runDir, 'user');

@@ -24,6 +24,19 @@ export const PACKAGE = readJson(join(PROJECT_ROOT, 'package.json')) as {
 /** The pinned n8n version. */
 export const pinnedVersion = (): string => readJson(join(PIN_DIR, 'package.json')).dependencies.n8n;
 
+/** What `n8n --version` says (its last line), run with a throwaway user folder under `folder`. */
+export function reportedVersion(bin: string, folder: string): string | undefined {
+	return spawnSync(bin, ['--version'], {
+		cwd: folder,
+		env: { ...process.env, N8N_USER_FOLDER: join(folder, 'version-check') },
+		encoding: 'utf8',
+		timeout: 60_000,
+	})
+		.stdout?.trim()
+		.split('\n')
+		.pop();
+}
+
 /** Runs a command to its end with its output in `log` (appended); whether it succeeded. */
 function run(
 	log: string,
@@ -100,11 +113,6 @@ export function installN8n(log: string): boolean {
 		console.log(`    n8n ${pinnedVersion()} already installed (e2e/.n8n)`);
 		return true;
 	}
-	const nodedir = nodeHeaders(log);
-	if (!nodedir) {
-		writeFileSync(log, 'no Node headers for node-gyp\n', { flag: 'a' });
-		return false;
-	}
 	mkdirSync(N8N_HOME, { recursive: true });
 	rmSync(marker, { force: true });
 	for (const file of ['package.json', 'package-lock.json'])
@@ -118,13 +126,22 @@ export function installN8n(log: string): boolean {
 			['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
 			N8N_HOME,
 			1800,
-		) &&
-		npm(log, ['rebuild', 'sqlite3', 'isolated-vm', '--loglevel=error'], N8N_HOME, 900, {
-			...process.env,
-			npm_config_nodedir: nodedir,
-		});
+		) && rebuildNative(N8N_HOME, log);
 	if (installed) writeFileSync(marker, `${hash}\n`);
 	return installed;
+}
+
+/** Builds n8n's native modules (sqlite3, isolated-vm) in an install made with scripts off. */
+export function rebuildNative(home: string, log: string): boolean {
+	const nodedir = nodeHeaders(log);
+	if (!nodedir) {
+		writeFileSync(log, 'no Node headers for node-gyp\n', { flag: 'a' });
+		return false;
+	}
+	return npm(log, ['rebuild', 'sqlite3', 'isolated-vm', '--loglevel=error'], home, 900, {
+		...process.env,
+		npm_config_nodedir: nodedir,
+	});
 }
 
 export interface Packed {

@@ -2,17 +2,20 @@
 export class Results {
 	readonly lines: string[] = [];
 	failed = 0;
+	/** Put before every check and phase name: which n8n a second run of the phases is on. */
+	label = '';
+	private readonly notes: string[] = [];
 	private readonly timings: string[] = [];
 	private phaseName?: string;
 	private phaseStart = 0;
 
 	pass(name: string): void {
-		this.lines.push(`PASS  ${name}`);
-		console.log(`PASS  ${name}`);
+		this.lines.push(`PASS  ${this.label}${name}`);
+		console.log(`PASS  ${this.label}${name}`);
 	}
 
 	fail(name: string, why = ''): void {
-		const line = `FAIL  ${name}${why ? ` — ${why.replace(/\n/g, '; ')}` : ''}`;
+		const line = `FAIL  ${this.label}${name}${why ? ` — ${why.replace(/\n/g, '; ')}` : ''}`;
 		this.lines.push(line);
 		console.error(line);
 		this.failed++;
@@ -33,17 +36,23 @@ export class Results {
 		}
 	}
 
+	/** Something the run decided that is no check (a version left out, and why): shown in the summary. */
+	note(text: string): void {
+		this.notes.push(text);
+		console.log(`    ${text}`);
+	}
+
 	phase(name: string): void {
 		this.phaseEnd();
-		this.phaseName = name;
+		this.phaseName = `${this.label}${name}`;
 		this.phaseStart = performance.now();
-		console.log(`==> ${name}`);
+		console.log(`==> ${this.phaseName}`);
 	}
 
 	phaseEnd(): void {
 		if (this.phaseName === undefined) return;
 		const seconds = (performance.now() - this.phaseStart) / 1000;
-		this.timings.push(`${this.phaseName.padEnd(34)} ${seconds.toFixed(1).padStart(6)} s`);
+		this.timings.push(`${this.phaseName.padEnd(50)} ${seconds.toFixed(1).padStart(6)} s`);
 		this.phaseName = undefined;
 	}
 
@@ -52,6 +61,7 @@ export class Results {
 		this.phaseEnd();
 		console.log('\n================ e2e summary ================');
 		for (const line of this.lines) console.log(line);
+		for (const note of this.notes) console.log(`NOTE  ${note}`);
 		console.log('---------------- timings --------------------');
 		for (const line of this.timings) console.log(line);
 		if (this.failed > 0) {

@@ -25,7 +25,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunContext, StandIn } from '../context.ts';
-import { freePort, N8N_BIN, n8nEnvironment, PROJECT_ROOT, randomHex } from '../n8n.ts';
+import { freePort, n8nEnvironment, PROJECT_ROOT, randomHex } from '../n8n.ts';
 import { callWebhook, type Loose, type Reply } from '../n8nRest.ts';
 import {
 	exitOf,
@@ -376,7 +376,7 @@ async function startN8n(
 		const log = join(ctx.logs, `queue-${name}.log`);
 		ctx.n8nLogs.push(log);
 		const args = n === 0 ? ['start'] : ['worker', `--concurrency=${CONCURRENCY}`];
-		const child = startInGroup(log, N8N_BIN, args, { cwd: folder, env: ctx.marked(envs[n]) });
+		const child = startInGroup(log, ctx.n8nBin, args, { cwd: folder, env: ctx.marked(envs[n]) });
 		const n8nProcess = { name, child, log };
 		started.n8n.push(n8nProcess);
 		return n8nProcess;

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { type RunContext, type StandIn } from '../context.ts';
-import { freePort, PROJECT_ROOT, N8N_BIN } from '../n8n.ts';
+import { freePort, PROJECT_ROOT } from '../n8n.ts';
 import { callWebhook, rest, signIn, type Loose } from '../n8nRest.ts';
 import type { RunningN8n } from '../phase.ts';
 import { runProcesses, showLogTail, startInGroup, stopGroup, exitOf } from '../processes.ts';
@@ -151,7 +151,7 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 		const startLog = join(ctx.logs, 'n8n-start.log');
 		ctx.n8nLogs.push(startLog);
 		ctx.lastN8nLog = '';
-		const n8n = startInGroup(startLog, N8N_BIN, ['start'], {
+		const n8n = startInGroup(startLog, ctx.n8nBin, ['start'], {
 			cwd: ctx.runDir,
 			env: ctx.marked(ctx.n8nEnv),
 		});

@@ -42,6 +42,11 @@ export interface StandInOptions extends WireOptions {
 	basePath?: string;
 	/** The model list's answer as given, in place of the vendor's shape (a compatible server's own). */
 	modelListBody?: unknown;
+	/**
+	 * Called before each frame of a streamed answer is written, and awaited: a benchmark paces the
+	 * frames with it as a model writes them, and notes when the first text event goes out.
+	 */
+	beforeStreamFrame?: (frame: string) => void | Promise<void>;
 }
 
 export interface StandIn<Body = unknown> {
@@ -139,6 +144,7 @@ async function serveAnswer(
 	call: ModelCall,
 	request: WireRequest,
 	cutAfter: number | undefined,
+	beforeFrame?: StandInOptions['beforeStreamFrame'],
 ): Promise<void> {
 	if (!call.stream) {
 		const reply = wire.answer(turn, call, request);
@@ -154,6 +160,7 @@ async function serveAnswer(
 	res.flushHeaders();
 	for (const [n, frame] of frames.entries()) {
 		if (n === cutAfter) break;
+		await beforeFrame?.(frame);
 		await write(res, frame);
 	}
 	// Ending the socket (not the response) flushes what was written, then closes before the stream's end.
@@ -202,7 +209,7 @@ export async function startStandIn<D extends DialectId>(
 		}
 		switch (turn.kind) {
 			case 'answer':
-				return serveAnswer(res, wire, turn, route, request, undefined);
+				return serveAnswer(res, wire, turn, route, request, undefined, options.beforeStreamFrame);
 			case 'cut':
 				return serveAnswer(res, wire, turn.answer, route, request, turn.afterChunks);
 			case 'error':
