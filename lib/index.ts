@@ -8,7 +8,7 @@
 //   conversation
 //   schema
 //   dialects
-//   model, mcp
+//   model, mcp, usage
 //   trace
 //   execution, decision
 export * from './conversation/types';
