@@ -4,6 +4,8 @@
  * Answer with the reason and its totals, and the model API is called no further.
  */
 import type { INodeParameters } from 'n8n-workflow';
+import { readTrace } from '../../lib/trace/read';
+import { usageOfTrace } from '../../lib/trace/usage';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
 import { reply } from '../support/chatCompletionsStandIn';
 import { nodeTypesFrom, runsOf, runWorkflow } from '../support/engine';
@@ -69,6 +71,8 @@ describe('budgets of the Tool Calling Model node, in the example loop', () => {
 			unreportedCalls: 0,
 			cost: 0.009,
 		});
+		// The trace tells the same totals, round by round, as the Tool Call Trace node and `show` read them.
+		expect(usageOfTrace(readTrace(final)).totals).toEqual(final.usage);
 	});
 
 	it('stops at Max Tool Calls before the next model call', async () => {
@@ -147,7 +151,7 @@ describe('budgets of the Tool Calling Model node, in the example loop', () => {
 		);
 	});
 
-	it('holds a budget per item: an expression gives each conversation its own', async () => {
+	it('reads a budget from an expression', async () => {
 		scriptThreeRounds();
 		const { final } = await runLoop({ maxToolCalls: '={{ 0 + 1 }}' });
 		expect(final.stopReason).toMatch(/Max Tool Calls per Conversation is 1/);
