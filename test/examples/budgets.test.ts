@@ -167,3 +167,36 @@ describe('budgets of the Tool Calling Model node, in the example loop', () => {
 		expect(api.requests).toHaveLength(0);
 	});
 });
+
+describe('usage an API reports badly', () => {
+	it('leaves out counts of the wrong type or below zero, with a warning in the trace; the item goes on', async () => {
+		const bad = { prompt_tokens: '1000', completion_tokens: -5, total_tokens: 995 };
+		api.script(
+			reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: '{"a":17,"b":25}' }], {
+				usage: bad as never,
+			}),
+			reply.text('17 + 25 = 42.'),
+		);
+		const { final } = await runLoop({ inputPrice: 1, outputPrice: 1 });
+		expect(final.answer).toBe('17 + 25 = 42.');
+		const [first, second] = final.trace.filter((entry: any) => entry.step === 'model.response');
+		expect(first).toMatchObject({
+			usage: bad,
+			tokens: { input: null, output: null },
+			usageWarnings: [
+				'usage.prompt_tokens is "1000", not a count of tokens: left out',
+				'usage.completion_tokens is -5, not a count of tokens: left out',
+			],
+			cost: null,
+			costUnknown: 'the model API reported no token counts',
+		});
+		expect(second.usageWarnings).toBeUndefined();
+		expect(final.usage).toMatchObject({
+			modelCalls: 2,
+			unreportedCalls: 1,
+			tokens: { input: 21, output: 9 },
+			cost: null,
+			costUnknown: 'model call 1: the model API reported no token counts',
+		});
+	});
+});
