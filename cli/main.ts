@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { diffStories } from '../lib/trace/diff';
-import { formatDiff, formatStory, printable } from '../lib/trace/format';
+import { formatDiff, formatStory, formatUsage, printable } from '../lib/trace/format';
 import { toJsonLines } from '../lib/trace/jsonl';
 import { readTrace, traceFileText, type RecordedEntry } from '../lib/trace/read';
 import { storyOf } from '../lib/trace/story';
+import { usageOfTrace } from '../lib/trace/usage';
 
 /** What the command line reads and writes, passed in so it runs the same in-process. */
 export interface CliIo {
@@ -17,7 +18,8 @@ export const EXIT = { ok: 0, diverged: 1, badInput: 2 } as const;
 
 export const USAGE = `Usage:
   n8n-nodes-tool-calling diff <a> <b>    compare two traces step by step
-  n8n-nodes-tool-calling show <trace>    print a trace's story: tools offered, calls, results, answer
+  n8n-nodes-tool-calling show <trace>    print a trace's story: tools offered, calls, results, answer,
+                                         then the usage of each round and the total (tokens, cost, time)
   n8n-nodes-tool-calling export <trace>  write a trace as JSON Lines to stdout
   n8n-nodes-tool-calling --help          show this text
 
@@ -51,7 +53,11 @@ export function main(argv: readonly string[], io: CliIo = processIo): number {
 	}
 	try {
 		if (command === 'show') {
-			io.stdout(formatStory(fromFile(files[0], io, storyOf)));
+			const [story, usage] = fromFile(files[0], io, (trace) => [
+				formatStory(storyOf(trace)),
+				formatUsage(usageOfTrace(trace)),
+			]);
+			io.stdout(usage === '' ? story : `${story}\n${usage}`);
 			return EXIT.ok;
 		}
 		if (command === 'export') {

@@ -249,6 +249,21 @@ function checkWebhook(values: Record<string, string | undefined>): void {
 			{ answer: state.answer, rounds: 2 },
 		);
 	});
+	// The stand-in reports 21 input and 9 output tokens a round; at a local address the price table
+	// knows no provider, so the cost is null rather than a guess.
+	check(
+		"webhook: the reply has the answer's tokens, and its cost as null at a local stand-in",
+		() => {
+			const reply = JSON.parse(body);
+			return expectEqual(
+				{ cost: reply.cost, tokens: reply.tokens },
+				{
+					cost: null,
+					tokens: { input: 42, output: 18, cacheRead: 0, cacheWrite: null, reasoning: 0 },
+				},
+			);
+		},
+	);
 	const requests = completions(state);
 	check('webhook: the question reached the model', () =>
 		expectEqual(requests[0]?.body?.messages?.[1], { role: 'user', content: 'What is 1.5 + 2.25?' }),

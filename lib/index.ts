@@ -8,7 +8,7 @@
 //   conversation
 //   schema
 //   dialects
-//   model, mcp
+//   model, mcp, usage
 //   trace
 //   execution, decision
 export * from './conversation/types';
@@ -83,3 +83,14 @@ export { Recording, ReplayDriftError, type RecordedAnswer } from './trace/record
 export { readTrace, TraceReadError } from './trace/read';
 export { diffTraces, type TraceDiff } from './trace/diff';
 export { toJsonLines } from './trace/jsonl';
+export { usageOfTrace, usageRow, type RoundUsage, type TraceUsage } from './trace/usage';
+export {
+	PRICE_TABLE,
+	priceModelCall,
+	type NodePrices,
+	type PriceSource,
+	type PricingOptions,
+	type TurnCost,
+} from './usage/prices';
+export { NO_USAGE, withModelCall, withToolCalls } from './usage/totals';
+export { budgetExceeded, describeUsage, type Budget } from './usage/budget';

@@ -35,6 +35,7 @@ export function readConversation(json: Record<string, unknown>): Conversation {
 			);
 	});
 	if (json.rounds !== undefined) conversation.rounds = roundsOf(json.rounds);
+	if (json.usage !== undefined) checkUsage(json.usage);
 	return conversation as unknown as Conversation;
 }
 
@@ -127,6 +128,36 @@ function roundsOf(value: unknown): number {
 			`The item's 'rounds' must be a whole number from 0, but it is ${JSON.stringify(value)}`,
 		);
 	return rounds;
+}
+
+const COUNTS = ['modelCalls', 'toolCalls', 'unreportedCalls'] as const;
+const TOKEN_KINDS = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const;
+
+/**
+ * The totals a conversation carries (a chat memory keeps them between messages): a budget is
+ * checked against them, so totals a node would misread are refused, naming the part.
+ */
+function checkUsage(usage: unknown): void {
+	const at = "The item's 'usage'";
+	const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+	if (!isRecord(usage) || !isRecord(usage.tokens))
+		throw new ConversationError(
+			`${at} must be the conversation's totals, an object with 'tokens', but it is ${describeType(usage)}${isRecord(usage) ? ' without them' : ''}`,
+		);
+	for (const key of COUNTS)
+		if (!isCount(usage[key]))
+			throw new ConversationError(
+				`${at}.${key} must be a whole number from 0, but it is ${JSON.stringify(usage[key]) ?? 'missing'}`,
+			);
+	for (const kind of TOKEN_KINDS)
+		if (usage.tokens[kind] !== null && !isCount(usage.tokens[kind]))
+			throw new ConversationError(
+				`${at}.tokens.${kind} must be a whole number from 0 or null, but it is ${JSON.stringify(usage.tokens[kind]) ?? 'missing'}`,
+			);
+	if (usage.cost !== null && !(typeof usage.cost === 'number' && usage.cost >= 0))
+		throw new ConversationError(
+			`${at}.cost must be a number from 0 or null, but it is ${JSON.stringify(usage.cost) ?? 'missing'}`,
+		);
 }
 
 export function describeType(value: unknown): string {

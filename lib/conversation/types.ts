@@ -142,6 +142,41 @@ export interface Conversation {
 	warnings?: string[];
 	/** Calls held for a person, and, when the item comes back, what they decided. */
 	approval?: Approval;
+	/** What the conversation has used so far: model and tool calls, tokens and cost, over every round. */
+	usage?: ConversationUsage;
+}
+
+/**
+ * Token counts in one form for every vendor. Each is null where the vendor reported none (an
+ * unreported count is not a zero). The cache counts are part of `input`, reasoning part of `output`.
+ */
+export interface TokenCounts {
+	/** Every input token: uncached, read from the cache and written to it. */
+	input: number | null;
+	/** Every output token, reasoning included. */
+	output: number | null;
+	/** Input tokens read from the vendor's prompt cache. */
+	cacheRead: number | null;
+	/** Input tokens written to the vendor's prompt cache. */
+	cacheWrite: number | null;
+	/** Output tokens the model spent reasoning. */
+	reasoning: number | null;
+}
+
+/** A conversation's running totals, carried on the item from node to node and across messages. */
+export interface ConversationUsage {
+	/** Model calls answered (each round is one; its retries are not counted). */
+	modelCalls: number;
+	/** Tool calls sent to a server (calls refused or declined before one are not counted). */
+	toolCalls: number;
+	/** Each kind summed over the calls that reported it; null while none did. */
+	tokens: TokenCounts;
+	/** Model calls whose vendor reported no token counts at all. */
+	unreportedCalls: number;
+	/** In US dollars; null once a model call could not be priced (costUnknown says why). */
+	cost: number | null;
+	/** Why `cost` is null: the first model call that could not be priced, and why. */
+	costUnknown?: string;
 }
 
 /** A call held for a person's approval. */

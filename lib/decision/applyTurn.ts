@@ -1,16 +1,19 @@
 import type { AssistantToolCall, Conversation, PendingToolCall } from '../conversation/types';
 import type { ModelTurn } from '../dialects/types';
 import { dropAddedNulls } from '../schema/strict';
+import type { TurnCost } from '../usage/prices';
+import { withModelCall } from '../usage/totals';
 
 /**
  * The conversation after a model turn: the assistant message appended, its calls pending (or
- * the answer set), one more round counted. Calls to tools sent in strict mode lose the nulls
+ * the answer set), one more round counted, its tokens and cost added to the totals. Calls to tools sent in strict mode lose the nulls
  * that strict mode made the model send for optional arguments, so they pass the tool's own schema.
  */
 export function applyModelTurn(
 	conversation: Conversation,
 	turn: ModelTurn,
 	strictTools: ReadonlySet<string>,
+	cost: TurnCost,
 ): Conversation {
 	const round = (conversation.rounds ?? 0) + 1;
 	const ids = uniqueIds(conversation, turn, round);
@@ -34,6 +37,7 @@ export function applyModelTurn(
 		messages: [...conversation.messages, message],
 		toolCalls,
 		rounds: round,
+		usage: withModelCall(conversation.usage, turn.tokens, cost),
 	};
 	delete next.answer;
 	// A turn was taken: an earlier stop at Max Rounds no longer holds.

@@ -41,10 +41,12 @@ export function liveModelEndpoint(
 export function recordedModelEndpoint(recording: () => Promise<Recording>): ModelEndpoint {
 	return {
 		replayed: true,
-		exchange: async ({ body, round, trace }) => ({
-			request: { url: '', method: 'POST', headers: {}, body },
-			attempts: [],
-			response: (await recording()).modelResponse({ round, trace }, body),
-		}),
+		exchange: async ({ body, round, trace }) => {
+			const recorded = await recording();
+			const response = recorded.modelResponse({ round, trace }, body);
+			// The recorded URL prices the turn; the trace of a replayed request names none.
+			const url = recorded.modelRequestUrl({ round, trace });
+			return { request: { url, method: 'POST', headers: {}, body }, attempts: [], response };
+		},
 	};
 }

@@ -3,6 +3,9 @@ import type { Dialect, ModelSettings, ModelTurn, NotStrict } from '../dialects/t
 import type { Exchange } from '../model/transport';
 import { compactModelRequest } from '../trace/compact';
 import { traceEntry, type TracePolicy } from '../trace/entries';
+import { budgetExceeded, describeUsage, type Budget } from '../usage/budget';
+import { priceModelCall, type PricingOptions, type TurnCost } from '../usage/prices';
+import { NO_USAGE } from '../usage/totals';
 import type { AnswerStream } from './answerStream';
 import { applyModelTurn } from './applyTurn';
 import type { ModelEndpoint } from './endpoint';
@@ -14,6 +17,10 @@ export interface DecisionContext {
 	settings: ModelSettings;
 	/** Model turns a conversation may take; it stops before one more. */
 	maxRounds: number;
+	/** Limits on the conversation's tokens, cost and tool calls, checked before each model call. */
+	budget?: Budget;
+	/** How a model call is priced: the node's own prices, or the provider to price as. */
+	pricing?: PricingOptions;
 	endpoint: ModelEndpoint;
 	tracePolicy: TracePolicy;
 	/** Where the turn's text goes as it is written, when the workflow streams its answer to a person. */
@@ -22,22 +29,23 @@ export interface DecisionContext {
 
 export interface TurnTaken {
 	conversation: Conversation;
-	/** The model's turn, its round and how long it took; none when Max Rounds stopped the conversation. */
+	/** The model's turn, its round and how long it took; none when Max Rounds or a budget stopped the conversation. */
 	turn?: ModelTurn & { round: number; durationMs: number };
 }
 
 /**
  * One model turn for the conversation: its request built by the dialect, answered by the
- * endpoint, the answer applied (the assistant message, its calls pending or the answer set) and
- * the exchange traced. A conversation at Max Rounds stops instead, with the reason, unasked.
+ * endpoint, the answer applied (the assistant message, its calls pending or the answer set, the
+ * call's tokens and cost added up) and the exchange traced. A conversation at Max Rounds or at a
+ * budget stops instead, with the reason, unasked.
  */
 export async function takeModelTurn(
 	conversation: Conversation,
 	context: DecisionContext,
 ): Promise<TurnTaken> {
 	const rounds = conversation.rounds ?? 0;
-	if (rounds >= context.maxRounds) {
-		const stopReason = `Stopped before round ${rounds + 1}: Max Rounds is ${context.maxRounds}`;
+	const stopReason = reasonToStop(conversation, context);
+	if (stopReason) {
 		// Stopped without an answer: one an earlier question got is not this one's.
 		const { answer: _earlier, ...stopped } = conversation;
 		// A person waiting in a chat learns why no answer comes.
@@ -64,10 +72,13 @@ export async function takeModelTurn(
 		throw error;
 	});
 	await answer?.finish({ content: turn.message.content, toolCalls: turn.toolCalls });
-	const next = applyModelTurn(conversation, turn, strictTools(conversation, settings, notStrict));
+	const models = { answered: turn.model, requested: settings.model };
+	const cost = priceModelCall(turn.tokens, models, exchange.request.url, context.pricing ?? {});
+	const strict = strictTools(conversation, settings, notStrict);
+	const next = applyModelTurn(conversation, turn, strict, cost);
 	const trace = turnTrace(
 		exchange,
-		turn,
+		{ ...turn, ...cost },
 		{ node: context.nodeName, round, startedAt },
 		notStrict,
 		context,
@@ -78,6 +89,16 @@ export async function takeModelTurn(
 		conversation: { ...next, trace: [...next.trace, ...trace] },
 		turn: { ...turn, round, durationMs: Date.now() - startedAt },
 	};
+}
+
+/** Why the conversation makes no further model call (Max Rounds, a budget), or undefined. */
+function reasonToStop(conversation: Conversation, context: DecisionContext): string | undefined {
+	const rounds = conversation.rounds ?? 0;
+	if (rounds >= context.maxRounds)
+		return `Stopped before round ${rounds + 1}: Max Rounds is ${context.maxRounds}`;
+	const overBudget = context.budget && budgetExceeded(conversation.usage, context.budget);
+	if (!overBudget) return undefined;
+	return `Stopped before round ${rounds + 1}: ${overBudget}. So far: ${describeUsage(conversation.usage ?? NO_USAGE)}`;
 }
 
 /** The tools sent in strict mode: all of them when asked for, but those the dialect could not make strict. */
@@ -97,7 +118,7 @@ function strictTools(
 /** model.request and model.response, as docs/trace.md describes them. */
 function turnTrace(
 	exchange: Exchange<unknown>,
-	turn: ModelTurn,
+	turn: ModelTurn & TurnCost,
 	timing: { node: string; round: number; startedAt: number },
 	notStrict: NotStrict[],
 	context: DecisionContext,
@@ -129,7 +150,12 @@ function turnTrace(
 				...(exchange.chunks !== undefined && { streamedChunks: exchange.chunks }),
 				finish: turn.finish,
 				finishReason: turn.finishReason,
+				...(turn.model && { model: turn.model }),
 				...(turn.usage && { usage: turn.usage }),
+				tokens: turn.tokens,
+				...(turn.usageWarnings && { usageWarnings: turn.usageWarnings }),
+				cost: turn.cost,
+				...(turn.cost === null ? { costUnknown: turn.costUnknown } : { price: turn.price }),
 				toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name })),
 			},
 			exchange.response,

@@ -1,4 +1,10 @@
-import type { AssistantMessage, Conversation, PendingToolCall, Tool } from '../conversation/types';
+import type {
+	AssistantMessage,
+	Conversation,
+	PendingToolCall,
+	TokenCounts,
+	Tool,
+} from '../conversation/types';
 
 /**
  * Every vendor dialect is one folder with the same parts, in files of the same names:
@@ -9,6 +15,7 @@ import type { AssistantMessage, Conversation, PendingToolCall, Tool } from '../c
  *   response.ts - response in: the vendor's response body to a ModelTurn
  *   stream.ts   - stream assembly: streamed events folded into the body a non-streamed call returns
  *   finish.ts   - finish reason: the vendor's stop reason to our neutral Finish
+ *   usage.ts    - token counts: the vendor's usage to our neutral TokenCounts (cache and reasoning apart)
  *   http.ts     - where and how to call: URL, auth headers, stream framing, error text, model list
  *   wire.ts     - the vendor's wire types, only the parts the dialect writes and reads
  *   index.ts    - the Dialect object that bundles them
@@ -77,7 +84,14 @@ export interface ModelTurn {
 	finish: Finish;
 	/** The vendor's own stop reason, as it sent it. */
 	finishReason: string | null;
+	/** The model that answered, as the vendor names it: a dated snapshot, the model behind a deployment. */
+	model?: string;
+	/** The vendor's usage object, as it sent it. */
 	usage?: Record<string, unknown>;
+	/** The turn's token counts in the neutral form: null where the vendor reported none. */
+	tokens: TokenCounts;
+	/** Counts in the vendor's usage that could not be read (wrong type, below zero), left out. */
+	usageWarnings?: string[];
 }
 
 /** Folds streamed events into the body a non-streamed call would have returned. */

@@ -1,6 +1,7 @@
 import type { Conversation, PendingToolCall, Tool, TraceEntry } from '../conversation/types';
 import { toConversationTool } from '../conversation/tools';
 import { traceEntry, type TracePolicy } from '../trace/entries';
+import { withToolCalls } from '../usage/totals';
 import { mapConcurrently } from '../util/concurrency';
 import { withBinaryReferences } from './resultMessage';
 import { serverAskTrace } from './serverAsks';
@@ -86,12 +87,15 @@ export async function executePendingCalls(
 		});
 		return { outcome, trace };
 	});
+	// The totals count calls a server ran (or a recording answered), not those refused before one.
+	const sent = answers.filter(({ outcome }) => outcome.called !== undefined).length;
 	return {
 		conversation: {
 			...conversation,
 			messages: [...conversation.messages, ...answers.map(({ outcome }) => outcome.message)],
 			toolCalls: remaining,
 			trace: [...conversation.trace, ...answers.flatMap(({ trace }) => trace)],
+			...(sent > 0 && { usage: withToolCalls(conversation.usage, sent) }),
 		},
 		statuses: answers.map(({ outcome }) => outcome.status),
 	};

@@ -1,5 +1,8 @@
+import type { TokenCounts } from '../conversation/types';
+import { describeUsage, usd } from '../usage/budget';
 import type { TraceDiff } from './diff';
 import { describeFacts, type StoryFacts, type StoryStep } from './story';
+import type { RoundUsage, TraceUsage } from './usage';
 
 const CELL_WIDTH = 48;
 const MISSING = '(missing)';
@@ -77,6 +80,50 @@ export function formatStory(steps: readonly StoryStep[]): string {
 		return `${start}${describeFacts(readable).replace(/\n/g, indent)}`;
 	});
 	return printable(`${lines.join('\n')}\n`);
+}
+
+/**
+ * What the conversation used, for a reader: a line per model call (the model that answered, its
+ * tokens by kind, its cost), then the totals and the time. Nothing when no model was called.
+ */
+export function formatUsage(usage: TraceUsage): string {
+	if (usage.rounds.length === 0) return '';
+	const lines = usage.rounds.map(
+		(call) => `round ${call.round}  usage  ${describeFacts(roundFacts(call))}`,
+	);
+	const priced =
+		usage.priceSources.length > 0 ? `; priced by ${usage.priceSources.join(', ')}` : '';
+	const unknown = usage.totals.costUnknown ? ` (${usage.totals.costUnknown})` : '';
+	const time = `time: ${seconds(usage.elapsedMs)} (model ${seconds(usage.modelMs)}, tools ${seconds(usage.toolMs)})`;
+	lines.push(`total    usage  ${describeUsage(usage.totals)}${unknown}${priced}; ${time}`);
+	return printable(`${lines.join('\n')}\n`);
+}
+
+const KIND_NAMES: Array<[keyof TokenCounts, string]> = [
+	['input', 'input'],
+	['cacheRead', 'cache read'],
+	['cacheWrite', 'cache write'],
+	['output', 'output'],
+	['reasoning', 'reasoning'],
+];
+
+function roundFacts(call: RoundUsage): StoryFacts {
+	const counts = KIND_NAMES.flatMap(([kind, name]): Array<[string, string]> => {
+		const count = call.tokens[kind];
+		if (count !== null) return [[name, count.toLocaleString('en-US')]];
+		// Input and output are always said; a kind the vendor does not count apart is left out.
+		return kind === 'input' || kind === 'output' ? [[name, 'unreported']] : [];
+	});
+	const { cost } = call;
+	return Object.fromEntries([
+		...(call.model ? [['model', call.model]] : []),
+		...counts,
+		['cost', cost.cost === null ? `unknown (${cost.costUnknown})` : usd(cost.cost)],
+	]);
+}
+
+function seconds(ms: number): string {
+	return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
 /** Facts that are hashes: for comparing, not reading. */

@@ -58,6 +58,15 @@ export class Recording {
 		return payloadOf(this.find('model.response', place, () => true));
 	}
 
+	/**
+	 * The URL the recorded request went to ('' where it was itself replayed): a replayed turn is
+	 * priced as the recorded one was.
+	 */
+	modelRequestUrl(place: RunPlace): string {
+		const { url } = this.find('model.request', place, () => true);
+		return typeof url === 'string' ? url : '';
+	}
+
 	/** The tools a server listed at this point of the recorded run, and the server as it was then. */
 	toolsList(place: RunPlace): { server: Record<string, unknown>; tools: McpTool[] } {
 		const entry = this.find('tools.list', place, () => true);

@@ -11,10 +11,11 @@ import { nodeRedactions } from '../shared/traceOptions';
 import { compare } from './compare';
 import { properties } from './description';
 import { exportJsonLines } from './exportJsonLines';
+import { usageSummary } from './usageSummary';
 
 // A second output, Diverged, only while Compare routes diverged items there.
 const outputs: ExpressionString =
-	'={{ $parameter.operation !== "exportJsonLines" && $parameter.routeDiverged ? [{ type: "main", displayName: "Equal" }, { type: "main", displayName: "Diverged" }] : ["main"] }}';
+	'={{ $parameter.operation === "compare" && $parameter.routeDiverged ? [{ type: "main", displayName: "Equal" }, { type: "main", displayName: "Diverged" }] : ["main"] }}';
 
 export class ToolCallTrace implements INodeType {
 	description: INodeTypeDescription = {
@@ -24,9 +25,9 @@ export class ToolCallTrace implements INodeType {
 		group: ['transform'],
 		version: 1,
 		subtitle:
-			'={{ { compare: "Compare", exportJsonLines: "Export JSON Lines" }[$parameter["operation"]] }}',
+			'={{ { compare: "Compare", exportJsonLines: "Export JSON Lines", usageSummary: "Summarize Usage" }[$parameter["operation"]] }}',
 		description:
-			"Compare a conversation's trace with the one a good run left, or export it as JSON Lines",
+			"Compare a conversation's trace with the one a good run left, export it as JSON Lines, or sum up what it used",
 		defaults: { name: 'Tool Call Trace' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs,
@@ -34,11 +35,14 @@ export class ToolCallTrace implements INodeType {
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const operation = this.getNodeParameter('operation', 0) as 'compare' | 'exportJsonLines';
+		const operation = this.getNodeParameter('operation', 0) as
+			'compare' | 'exportJsonLines' | 'usageSummary';
 		// Traces arrive redacted; this node uses no credential, so only the default secret keys apply (to errors).
 		const redaction = nodeRedactions(this, []);
 		if (operation === 'exportJsonLines')
 			return processItems(this, 1, Infinity, exportJsonLines(this), redaction);
+		if (operation === 'usageSummary')
+			return processItems(this, 1, Infinity, usageSummary(this), redaction);
 		const routeDiverged = this.getNodeParameter('routeDiverged', 0, false) as boolean;
 		return processItems(
 			this,

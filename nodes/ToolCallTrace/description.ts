@@ -24,6 +24,13 @@ export const properties: INodeProperties[] = [
 				action: 'Export a trace as JSON Lines',
 				description: 'The trace as a file with one entry per line, to store or to compare later',
 			},
+			{
+				name: 'Summarize Usage',
+				value: 'usageSummary',
+				action: 'Summarize what a conversation used',
+				description:
+					'One row per conversation: rounds, model and tool calls, tokens by kind, cost and time',
+			},
 		],
 	},
 	{

@@ -52,6 +52,7 @@ export async function decide(context: IExecuteFunctions) {
 			dialect,
 			settings: settings.model,
 			maxRounds: settings.maxRounds,
+			...settings.usage,
 			endpoint: endpoints.forItem(itemIndex, dialect, settings, redaction),
 			tracePolicy: redaction.trace,
 			answer: chatStreamFor(context, itemIndex, settings, endpoints.secrets),

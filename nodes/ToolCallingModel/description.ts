@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
+import { budgetProperty } from './budget';
 
 const PROVIDER_OPTIONS = [
 	{
@@ -243,6 +244,7 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
+	budgetProperty,
 	...recordingProperties({
 		name: 'replay',
 		displayName: 'Replay',

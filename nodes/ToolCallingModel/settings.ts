@@ -3,6 +3,7 @@ import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
 import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
 import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { itemParameter } from '../shared/parameters';
+import { usageSettingsOf, type UsageSettings } from './budget';
 import type { DialectOptions } from './providers';
 
 export interface NodeSettings {
@@ -11,6 +12,7 @@ export interface NodeSettings {
 	timeoutMs: number;
 	maxRetries: number;
 	maxRounds: number;
+	usage: UsageSettings;
 	/** Whether to send the text to the caller when n8n streams the answer, and with what. */
 	chat: { stream: boolean; announceToolCalls: boolean };
 }
@@ -55,6 +57,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,
+		usage: usageSettingsOf(context, itemIndex),
 		chat: {
 			stream: options.streamToChat ?? true,
 			announceToolCalls: options.announceToolCalls ?? false,

@@ -117,10 +117,11 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 		expect(run('export', files.broken)).toMatchObject({ code: EXIT.badInput, stdout: '' });
 	});
 
-	it('shows the recorded example loop round by round: tools offered, call chosen, arguments, result, answer', () => {
+	it('shows the recorded example loop round by round: tools offered, call chosen, arguments, result, answer, then its usage', () => {
 		const result = run('show', path.resolve(__dirname, '../../examples/mcp-tool-loop.trace.json'));
 		expect(result.code).toBe(EXIT.ok);
-		expect(result.stdout.split('\n').map((line) => line.replace(/\s+/g, ' ').trim())).toEqual([
+		const [story, usage] = result.stdout.split('\n\n');
+		expect(story.split('\n').map((line) => line.replace(/\s+/g, ' ').trim())).toEqual([
 			'round 0 tools listed by everything tools: echo, get-sum, get-tiny-image',
 			'round 1 tools offered tools: echo, get-sum, get-tiny-image',
 			'round 1 model choice tools: get-sum; arguments: [{"a":17,"b":25}]',
@@ -132,6 +133,16 @@ describe('n8n-nodes-tool-calling diff and export', () => {
 			'round 2 call 1 echo result status: ok; content: Echo: 42',
 			'round 3 tools offered tools: echo, get-sum, get-tiny-image',
 			'round 3 model choice answer: 17 + 25 = 42, and the echo said: 42.',
+		]);
+		const perRound =
+			'usage model: gpt-4.1-mini; input: 21; cache read: 0; output: 9; reasoning: 0; cost: $0.0000228';
+		expect(usage.split('\n').map((line) => line.replace(/\s+/g, ' ').trim())).toEqual([
+			`round 1 ${perRound}`,
+			`round 2 ${perRound}`,
+			`round 3 ${perRound}`,
+			expect.stringMatching(
+				/^total usage 3 model calls, 2 tool calls, 63 input and 27 output tokens, \$0\.0000684; priced by genai-prices 0\.1\.8; time: [\d.]+ s \(model [\d.]+ s, tools [\d.]+ s\)$/,
+			),
 			'',
 		]);
 	});

@@ -15,7 +15,9 @@ const turnCalling = (...ids: string[]): ModelTurn => ({
 	toolCalls: ids.map((id) => ({ id, name: 'echo', arguments: {}, rawArguments: '{}' })),
 	finish: 'tool_calls',
 	finishReason: 'STOP',
+	tokens: { input: 12, output: 3, cacheRead: null, cacheWrite: null, reasoning: null },
 });
+const unpriced = { cost: null, costUnknown: 'no price' } as const;
 
 const afterOneRound: Conversation = {
 	messages: [
@@ -36,7 +38,12 @@ const afterOneRound: Conversation = {
 describe('applyModelTurn', () => {
 	it('keeps every call id unique in the conversation: a made-up id a vendor repeats gets the round as a suffix', () => {
 		// Vendors without ids get call_0, call_1… every turn; Anthropic refuses a history with a repeated id.
-		const next = applyModelTurn(afterOneRound, turnCalling('call_0', 'call_1'), new Set());
+		const next = applyModelTurn(
+			afterOneRound,
+			turnCalling('call_0', 'call_1'),
+			new Set(),
+			unpriced,
+		);
 		expect(next.toolCalls.map((call) => call.id)).toEqual(['call_0_r2', 'call_1']);
 		const last = next.messages.at(-1);
 		expect(last?.role === 'assistant' && last.tool_calls?.map((call) => call.id)).toEqual([
@@ -51,13 +58,18 @@ describe('applyModelTurn', () => {
 			...afterOneRound,
 			approval: { requested: [], decisions: [{ callId: 'toolu_01A', approved: true }] },
 		} as Conversation;
-		const next = applyModelTurn(decided, turnCalling('toolu_01A'), new Set());
+		const next = applyModelTurn(decided, turnCalling('toolu_01A'), new Set(), unpriced);
 		expect(next).not.toHaveProperty('approval');
 		expect(next.toolCalls.map((call) => call.id)).toEqual(['toolu_01A']);
 	});
 
 	it('leaves ids that are already unique as the vendor sent them', () => {
-		const next = applyModelTurn(afterOneRound, turnCalling('toolu_01A', 'toolu_01B'), new Set());
+		const next = applyModelTurn(
+			afterOneRound,
+			turnCalling('toolu_01A', 'toolu_01B'),
+			new Set(),
+			unpriced,
+		);
 		expect(next.toolCalls.map((call) => call.id)).toEqual(['toolu_01A', 'toolu_01B']);
 	});
 });

@@ -1,4 +1,5 @@
 import type { AssistantMessage, Conversation, Message, Tool } from '../../lib/conversation/types';
+import { NO_TOKENS } from '../../lib/dialects/usage';
 import { anthropicDialect } from '../../lib/dialects/anthropic';
 import { anthropicFinish } from '../../lib/dialects/anthropic/finish';
 import { ANTHROPIC_BASE_URL, anthropicHttp } from '../../lib/dialects/anthropic/http';
@@ -394,6 +395,8 @@ describe('parseResponse', () => {
 			toolCalls: [],
 			finish: 'stop',
 			finishReason: 'end_turn',
+			model: 'claude-test',
+			tokens: NO_TOKENS,
 		});
 	});
 

@@ -190,6 +190,8 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 				finish: 'stop',
 				finishReason: row.stopReason,
 				usage: row.usage,
+				tokens: row.tokens,
+				...(row.answeredBy && { model: row.answeredBy }),
 			});
 		});
 
@@ -245,6 +247,8 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 				finish: 'tool_calls',
 				finishReason: row.stopReason,
 				usage: row.usage,
+				tokens: row.tokens,
+				...(row.answeredBy && { model: row.answeredBy }),
 			});
 		});
 
@@ -340,6 +344,8 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 					toolCalls: [],
 					finish: 'other',
 					finishReason: null,
+					// Nothing reported: every count unknown, none taken for a zero.
+					tokens: { input: null, output: null, cacheRead: null, cacheWrite: null, reasoning: null },
 				});
 			}
 		});

@@ -1,4 +1,5 @@
 import type { AssistantMessage, Conversation, Tool } from '../../lib/conversation/types';
+import { NO_TOKENS } from '../../lib/dialects/usage';
 import { geminiDialect } from '../../lib/dialects/gemini';
 import { geminiFinish } from '../../lib/dialects/gemini/finish';
 import { GEMINI_BASE_URL } from '../../lib/dialects/gemini/http';
@@ -336,6 +337,7 @@ describe('parseResponse', () => {
 			finish: 'stop',
 			finishReason: 'STOP',
 			usage: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+			tokens: { input: 10, output: 5, cacheRead: 0, cacheWrite: null, reasoning: 0 },
 		});
 	});
 
@@ -351,6 +353,7 @@ describe('parseResponse', () => {
 			toolCalls: [],
 			finish,
 			finishReason,
+			tokens: NO_TOKENS,
 		});
 	});
 
@@ -375,6 +378,7 @@ describe('parseResponse', () => {
 			toolCalls: [],
 			finish: 'content_filter',
 			finishReason: 'OTHER',
+			tokens: NO_TOKENS,
 		});
 	});
 

@@ -1,4 +1,5 @@
 import type { Conversation, Message } from '../../lib/conversation/types';
+import { NO_TOKENS } from '../../lib/dialects/usage';
 import { ollamaDialect } from '../../lib/dialects/ollama';
 import { OLLAMA_BASE_URL } from '../../lib/dialects/ollama/http';
 import { ollamaToolNames } from '../../lib/dialects/ollama/names';
@@ -320,6 +321,11 @@ describe('messages', () => {
 describe('parseResponse', () => {
 	const names = ollamaToolNames(['weather.get', 'echo']);
 	const usage = { prompt_eval_count: 20, eval_count: 5 };
+	const answered = {
+		model: 'qwen3:8b',
+		usage,
+		tokens: { input: 20, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
+	};
 
 	it('reads a call that is no object as one without name or arguments', () => {
 		const body = ollamaResponse({
@@ -340,7 +346,7 @@ describe('parseResponse', () => {
 			],
 			finish: 'tool_calls',
 			finishReason: 'stop',
-			usage,
+			...answered,
 		});
 	});
 
@@ -351,7 +357,7 @@ describe('parseResponse', () => {
 			toolCalls: [],
 			finish: 'stop',
 			finishReason: 'stop',
-			usage,
+			...answered,
 		});
 	});
 
@@ -395,6 +401,7 @@ describe('parseResponse', () => {
 			toolCalls: [],
 			finish: 'other',
 			finishReason: null,
+			tokens: NO_TOKENS,
 		});
 	});
 

@@ -1,4 +1,5 @@
 import type { Conversation } from '../../lib/conversation/types';
+import { NO_TOKENS } from '../../lib/dialects/usage';
 import { createOpenAIDialect, openaiDialect } from '../../lib/dialects/openai';
 import { openaiToolNames } from '../../lib/dialects/openai/names';
 import type { OpenAIChunk, OpenAICompletion } from '../../lib/dialects/openai/wire';
@@ -273,6 +274,8 @@ describe('parseResponse', () => {
 			toolCalls: [],
 			finish: 'other',
 			finishReason: null,
+			model: 'gpt-test',
+			tokens: NO_TOKENS,
 		});
 	});
 

@@ -125,6 +125,28 @@ describe.each(
 	});
 });
 
+/** Token counts of each round, in OpenAI's names; each stand-in reports them in its vendor's form. */
+const ROUND_USAGE = [
+	{ prompt: 1200, cached: 1000, completion: 90, reasoning: 60 },
+	{ prompt: 1400, cached: 1100, completion: 70, reasoning: 30 },
+	{ prompt: 1600, cached: 1300, completion: 50, reasoning: 0 },
+].map(({ prompt, cached, completion, reasoning }) => ({
+	prompt_tokens: prompt,
+	completion_tokens: completion,
+	total_tokens: prompt + completion,
+	prompt_tokens_details: { cached_tokens: cached },
+	completion_tokens_details: { reasoning_tokens: reasoning },
+}));
+
+/** What each vendor reports of the cache and of reasoning: Anthropic counts no reasoning apart, Ollama neither. */
+const REPORTS: Record<DialectId, { cacheRead: boolean; reasoning: boolean }> = {
+	openaiChat: { cacheRead: true, reasoning: true },
+	openaiResponses: { cacheRead: true, reasoning: true },
+	anthropic: { cacheRead: true, reasoning: false },
+	gemini: { cacheRead: true, reasoning: true },
+	ollama: { cacheRead: false, reasoning: false },
+};
+
 describe('switching provider mid-loop', () => {
 	// Fresh per test: a stand-in remembers the thought signatures it gave, as Gemini checks them.
 	const stands: Partial<Record<DialectId, StandIn>> = {};
@@ -143,9 +165,9 @@ describe('switching provider mid-loop', () => {
 		[['ollama', 'gemini', 'anthropic']],
 	] as Array<[DialectId[]]>)('continues one conversation across %j', async (order) => {
 		const turns = [
-			reply.toolCalls([sumCall]),
-			reply.toolCalls([echoCall], { content: 'Now I echo it.' }),
-			reply.text(ANSWER),
+			reply.toolCalls([sumCall], { usage: ROUND_USAGE[0] }),
+			reply.toolCalls([echoCall], { content: 'Now I echo it.', usage: ROUND_USAGE[1] }),
+			reply.text(ANSWER, { usage: ROUND_USAGE[2] }),
 		];
 		const credentials: Record<string, ICredentialDataDecryptedObject> = {
 			mcpEverything: stdioCredential(everythingStdio()),
@@ -170,6 +192,8 @@ describe('switching provider mid-loop', () => {
 						systemMessage:
 							'You are precise. Use the tools for arithmetic and echo results back when asked.',
 						userMessage: 'What is 17 + 25? Then echo the result back to me.',
+						// One price for every token: the cost is the tokens, whatever the vendor says of its cache.
+						budget: { inputPrice: 1, outputPrice: 1 },
 					},
 					{ credentials: provider.credentials },
 				),
@@ -196,6 +220,31 @@ describe('switching provider mid-loop', () => {
 				.map((entry: any) => entry.dialect),
 		).toEqual(order);
 		for (const dialect of order) expect(stands[dialect]!.remaining()).toBe(0);
+
+		// One total over three vendors, each read from its own form of the counts.
+		const reported = (kind: 'cacheRead' | 'reasoning', count: (round: number) => number) =>
+			order.reduce((sum, dialect, round) => sum + (REPORTS[dialect][kind] ? count(round) : 0), 0);
+		expect(final.usage).toEqual({
+			modelCalls: 3,
+			toolCalls: 2,
+			tokens: {
+				input: 4200,
+				output: 210,
+				cacheRead: reported('cacheRead', (round) => [1000, 1100, 1300][round]),
+				cacheWrite: order.includes('anthropic') ? 0 : null,
+				reasoning: reported('reasoning', (round) => [60, 30, 0][round]),
+			},
+			unreportedCalls: 0,
+			cost: 0.00441,
+		});
+		const perRound = final.trace
+			.filter((entry: any) => entry.step === 'model.response')
+			.map((entry: any) => [entry.tokens.input, entry.tokens.output, entry.cost]);
+		expect(perRound).toEqual([
+			[1200, 90, 0.00129],
+			[1400, 70, 0.00147],
+			[1600, 50, 0.00165],
+		]);
 	});
 });
 

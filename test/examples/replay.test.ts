@@ -29,6 +29,8 @@ afterAll(stopAllServers);
 const nodeTypes = () => ({ ...modelNodeTypes(), ...nodeTypesFrom(new McpClient()) });
 const mcp = () => ({ mcpEverything: stdioCredential(everythingStdio()) });
 const recordedText = () => readFileSync(TRACE_FILE, 'utf8');
+// The stand-in answers as OpenAI's API would: priced as OpenAI, the recorded trace shows what the run cost there.
+const PRICED_AS_OPENAI = { budget: { priceAs: 'openai' } };
 
 async function liveRun(): Promise<EngineRun> {
 	api.script(
@@ -42,7 +44,8 @@ async function liveRun(): Promise<EngineRun> {
 		...mcp(),
 		openAi: { baseUrl: api.baseURL, apiKey: 'sk-replay-test-key', organization: '', headers: {} },
 	};
-	return runWorkflow(loadExample('mcp-tool-loop.json'), { nodeTypes: nodeTypes(), credentials });
+	const workflow = loadExample('mcp-tool-loop.json', { Model: PRICED_AS_OPENAI });
+	return runWorkflow(workflow, { nodeTypes: nodeTypes(), credentials });
 }
 
 function replayedRun(
@@ -51,6 +54,7 @@ function replayedRun(
 	const recording = options.recording ?? recordedText();
 	const workflow = loadExample('mcp-tool-loop.json', {
 		Model: {
+			...PRICED_AS_OPENAI,
 			replay: 'json',
 			replayTrace: recording,
 			...(options.userMessage && { userMessage: options.userMessage }),
@@ -101,6 +105,14 @@ describe('replay', () => {
 		expect(replayed.status).toBe('success');
 		expect(api.requests).toHaveLength(requestsOfLiveRun);
 		expect(itemsOf(replayed)).toEqual(itemsOf(live));
+		// Priced as the recorded turns were: gpt-4.1-mini at $0.40 and $1.60 per million tokens.
+		expect(finalItem(replayed).json.usage).toEqual({
+			modelCalls: 3,
+			toolCalls: 2,
+			tokens: { input: 63, output: 27, cacheRead: 0, cacheWrite: null, reasoning: 0 },
+			unreportedCalls: 0,
+			cost: 0.0000684,
+		});
 		const trace = readTrace(finalItem(replayed).json);
 		expect(diffTraces(readTrace(finalItem(live).json), trace).equal).toBe(true);
 		const modelSteps = trace.filter((entry) => entry.step.startsWith('model.'));

@@ -44,7 +44,9 @@ describe('example: the webhook agent', () => {
 			query: {},
 			body: { question: 'What is 1.5 + 2.25?' },
 		};
-		const run = await runWorkflow(loadExample('webhook-agent.json'), {
+		// The stand-in answers as OpenAI's API would: priced as OpenAI, as the example is at api.openai.com.
+		const priced = loadExample('webhook-agent.json', { Model: { budget: { priceAs: 'openai' } } });
+		const run = await runWorkflow(priced, {
 			nodeTypes: nodeTypes(),
 			credentials: { mcpEverything: stdioCredential(everythingStdio()), openAi: modelCredential() },
 			inputItems: [{ json: request }],
@@ -69,6 +71,16 @@ describe('example: the webhook agent', () => {
 			rounds: 2,
 			body: request.body,
 		});
+		// The caller gets the answer and what it cost: two rounds of gpt-4.1-mini, 21 and 9 tokens each.
+		expect(run.responses.map((response) => response.body)).toEqual([
+			{
+				answer: '1.5 + 2.25 = 3.75',
+				rounds: 2,
+				stopReason: null,
+				cost: 0.0000456,
+				tokens: { input: 42, output: 18, cacheRead: 0, cacheWrite: null, reasoning: 0 },
+			},
+		]);
 	});
 });
 

@@ -221,6 +221,8 @@ describe('MCP Client: Execute Tool Calls', () => {
 		expect(mcp.toolMessages(json).map((message: any) => message.tool_call_id)).toEqual(
 			calls.map((c) => c.id),
 		);
+		// The totals count the six calls the server got, failed or not; the unknown tool never ran.
+		expect(json.usage).toMatchObject({ modelCalls: 0, toolCalls: 6 });
 	});
 
 	it('restarts the timeout on progress notifications', async () => {
@@ -952,6 +954,8 @@ describe('MCP Client: a person approves risky tool calls', () => {
 				.conversationOf(json)
 				.trace.find((entry) => entry.step === 'tools.call.result' && entry.callId === add.id),
 		).toMatchObject({ status: 'declined' });
+		// Only the approved call ran: the declined one is no tool call of the totals.
+		expect(json.usage.toolCalls).toBe(1);
 	});
 
 	it('refuses a decision for a call the item did not ask about, and a held call with no decision, naming the call; the item is kept', async () => {

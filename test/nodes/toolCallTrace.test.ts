@@ -6,6 +6,8 @@ import {
 	type INodeExecutionData,
 	type INodeParameters,
 } from 'n8n-workflow';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { toJsonLines } from '../../lib/trace/jsonl';
 import type { RecordedEntry } from '../../lib/trace/read';
 import { ToolCallTrace } from '../../nodes/ToolCallTrace/ToolCallTrace.node';
@@ -123,6 +125,7 @@ describe('Tool Call Trace', () => {
 			{ type: 'main', displayName: 'Diverged' },
 		]);
 		expect(outputsOf({ operation: 'exportJsonLines', routeDiverged: true })).toEqual(['main']);
+		expect(outputsOf({ operation: 'usageSummary', routeDiverged: true })).toEqual(['main']);
 	});
 
 	it('reads the expected trace from a file in a binary property, or from a field', async () => {
@@ -202,6 +205,48 @@ describe('Tool Call Trace', () => {
 		expect(Buffer.from(item.binary!.traceFile.data, 'base64').toString('utf8')).toBe(
 			toJsonLines(expected),
 		);
+	});
+
+	it('sums up what each conversation used, one row per item, ready for a sheet', async () => {
+		const recorded = JSON.parse(
+			readFileSync(path.resolve(__dirname, '../../examples/mcp-tool-loop.trace.json'), 'utf8'),
+		).trace;
+		const run = await runTrace({ operation: 'usageSummary' }, [
+			conversation(recorded, { label: 'dropped' }),
+			conversation(expected),
+		]);
+		const [priced, unpriced] = outputOf(run, 'Trace');
+		expect(priced.json).toEqual({
+			rounds: 3,
+			modelCalls: 3,
+			toolCalls: 2,
+			inputTokens: 63,
+			outputTokens: 27,
+			cacheReadTokens: 0,
+			cacheWriteTokens: null,
+			reasoningTokens: 0,
+			unreportedCalls: 0,
+			cost: 0.0000684,
+			priceSources: ['genai-prices 0.1.8'],
+			startedAt: recorded[0].at,
+			elapsedMs: expect.any(Number),
+			modelMs: expect.any(Number),
+			toolMs: expect.any(Number),
+		});
+		expect(priced.pairedItem).toEqual({ item: 0 });
+		// A trace written before costs were kept: its counts read again, its cost unknown.
+		expect(unpriced.json).toMatchObject({
+			rounds: 2,
+			inputTokens: 42,
+			outputTokens: 20,
+			cost: null,
+			costUnknown: 'model call 1: the trace does not record its cost',
+		});
+	});
+
+	it('refuses to sum up an item without a trace, naming it', async () => {
+		const run = await runTrace({ operation: 'usageSummary' }, [{ json: { messages: [] } }]);
+		expect(errorOf(run, 'Trace')?.message).toMatch(/^The trace: Not a trace: /);
 	});
 
 	it('refuses to export an item without a trace', async () => {

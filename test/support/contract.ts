@@ -12,20 +12,19 @@ export function expectConversationItem(json: unknown): void {
 		throw new Error(`Not a conversation item:\n${JSON.stringify(contract.errors, null, 2)}`);
 }
 
-/** Outputs that are not conversations: Call Tool's results, Chat Memory's stored rows. */
-const NOT_CONVERSATIONS = new Set(['callTool', 'save']);
+/**
+ * The operations whose items are not conversations: a tool's result, a usage summary's row, the
+ * row Chat Memory saves.
+ */
+const NOT_CONVERSATIONS = ['callTool', 'usageSummary', 'save'];
 
 /**
- * Every item our nodes output must be a conversation item, except Call Tool's results, the rows
- * Chat Memory saves, and error items kept under continue-on-fail. Engine runs check this after
- * every run.
+ * Every item our nodes output must be a conversation item, except those of the operations above
+ * and error items kept under continue-on-fail. Engine runs check this after every run.
  */
 export function checkContract(node: INode, items: INodeExecutionData[]): void {
-	if (
-		!node.type.startsWith(`${packageName}.`) ||
-		NOT_CONVERSATIONS.has(String(node.parameters.operation))
-	)
-		return;
+	if (!node.type.startsWith(`${packageName}.`)) return;
+	if (NOT_CONVERSATIONS.includes(String(node.parameters.operation))) return;
 	for (const item of items) {
 		if (item.json.error === undefined) expectConversationItem(item.json);
 	}

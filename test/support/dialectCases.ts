@@ -3,6 +3,7 @@
  * its answers, streams and error bodies in the vendor's shape (built with ./vendorBodies), and
  * readers for the parts of its request bodies those cases look at. None is a capture.
  */
+import type { TokenCounts } from '../../lib/conversation/types';
 import type { DialectId } from '../../lib/dialects/types';
 import {
 	anthropicMessage,
@@ -51,6 +52,10 @@ export interface DialectCase {
 	stopReason: string;
 	/** The usage every answer below reports. */
 	usage: Record<string, unknown>;
+	/** That usage in the neutral form. */
+	tokens: TokenCounts;
+	/** The model the answers below name, when they name one. */
+	answeredBy?: string;
 	/** Gemini keeps every turn as vendorTurn: its parts carry the thought signatures. */
 	keepsEveryTurn: boolean;
 	/** Arguments as the vendor sends them: JSON text, or an object. */
@@ -117,6 +122,8 @@ const openaiChat: DialectCase = {
 	objectType: 'object',
 	stopReason: 'stop',
 	usage: USAGE.openaiChat,
+	tokens: { input: 10, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
+	answeredBy: 'gpt-test',
 	keepsEveryTurn: false,
 	wireArguments: (value) => JSON.stringify(value),
 	textAnswer: (text) => chatCompletion({ content: text }),
@@ -167,6 +174,8 @@ const openaiResponses: DialectCase = {
 	objectType: 'object',
 	stopReason: 'completed',
 	usage: USAGE.openaiResponses,
+	tokens: { input: 10, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
+	answeredBy: 'gpt-test',
 	keepsEveryTurn: false,
 	wireArguments: (value) => JSON.stringify(value),
 	textAnswer: (text) => responsesBody([responsesMessage(outputText(text))]),
@@ -275,6 +284,8 @@ const anthropic: DialectCase = {
 	objectType: 'object',
 	stopReason: 'end_turn',
 	usage: USAGE.anthropic,
+	tokens: { input: 10, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
+	answeredBy: 'claude-test',
 	keepsEveryTurn: false,
 	wireArguments: (value) => value,
 	textAnswer: (text) => anthropicMessage([{ type: 'text', text }]),
@@ -346,6 +357,7 @@ const gemini: DialectCase = {
 	objectType: 'OBJECT',
 	stopReason: 'STOP',
 	usage: USAGE.gemini,
+	tokens: { input: 10, output: 5, cacheRead: 0, cacheWrite: null, reasoning: 0 },
 	keepsEveryTurn: true,
 	wireArguments: (value) => value,
 	textAnswer: (text) => geminiResponse([{ text }]),
@@ -413,6 +425,8 @@ const ollama: DialectCase = {
 	objectType: 'object',
 	stopReason: 'stop',
 	usage: USAGE.ollama,
+	tokens: { input: 20, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
+	answeredBy: 'qwen3:8b',
 	keepsEveryTurn: false,
 	wireArguments: (value) => value,
 	textAnswer: (text) => ollamaResponse({ content: text }),

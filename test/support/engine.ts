@@ -21,6 +21,7 @@ import {
 	type ICredentials,
 	type IConnections,
 	type ICredentialTestFunctions,
+	type IExecuteResponsePromiseData,
 	type IHttpRequestOptions,
 	type ILoadOptionsFunctions,
 	type INode,
@@ -85,6 +86,8 @@ export interface EngineRun {
 	raw: IRun;
 	/** The credentials after the run, by id or type as given: what nodes saved (renewed OAuth2 tokens) is in them. */
 	credentials: Record<string, ICredentialDataDecryptedObject>;
+	/** What Respond to Webhook nodes sent back, in order: a webhook caller's answers. */
+	responses: IExecuteResponsePromiseData[];
 }
 
 /**
@@ -345,6 +348,10 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 		additionalData.streamingEnabled = true;
 		additionalData.hooks!.addHandler('sendChunk', options.onChunk);
 	}
+	const responses: IExecuteResponsePromiseData[] = [];
+	additionalData.hooks!.addHandler('sendResponse', async (response) => {
+		responses.push(response);
+	});
 
 	const pinData = options.inputItems
 		? { [json.nodes[0].name]: structuredClone(options.inputItems) }
@@ -369,7 +376,7 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	}
 	const order = ran.sort((a, b) => a.index - b.index).map((run) => run.name);
 	const { byType } = additionalData.credentialsHelper as TestCredentialsHelper;
-	const run = { status: raw.status, nodes, order, error, raw, credentials: byType };
+	const run = { status: raw.status, nodes, order, error, raw, credentials: byType, responses };
 	for (const node of json.nodes) {
 		for (const nodeRun of nodes[node.name] ?? [])
 			(options.checkOutput ?? checkContract)(node, nodeRun.outputs.flat());

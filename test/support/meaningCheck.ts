@@ -76,7 +76,8 @@ export function checkMeaning(
 			},
 		).body;
 		const turn = dialect.parseResponse(answer, names);
-		const [call] = applyModelTurn(conversation, turn, strictTools).toolCalls;
+		const unpriced = { cost: null, costUnknown: 'not priced: only the arguments are checked' };
+		const [call] = applyModelTurn(conversation, turn, strictTools, unpriced).toolCalls;
 		if (call.name !== tool.name) throw new Error(`${tool.name} came back as ${call.name}`);
 		result.checked++;
 		const check = validator.check(tool.inputSchema, call.arguments);

@@ -1,9 +1,11 @@
 import { collectToolCalls } from '../calls';
 import { excerpt, isRecord } from '../../json/value';
 import { rejectErrorBody } from '../errors';
+import { modelName, usageOfTurn } from '../usage';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { anthropicFinish } from './finish';
 import { anthropicErrorMessage } from './http';
+import { anthropicUsage } from './usage';
 import type { AnthropicMessage } from './wire';
 
 /** The blocks our neutral message carries; any other kind makes the turn worth keeping as Anthropic sent it. */
@@ -41,7 +43,9 @@ export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMa
 		toolCalls,
 		finish: anthropicFinish(finishReason, toolCalls.length > 0),
 		finishReason,
+		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
+		...usageOfTurn(anthropicUsage(body.usage)),
 	};
 }
 

@@ -1,9 +1,11 @@
 import { collectToolCalls } from '../calls';
 import { excerpt, isRecord } from '../../json/value';
 import { rejectErrorBody } from '../errors';
+import { modelName, usageOfTurn } from '../usage';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { geminiFinish } from './finish';
 import { geminiErrorMessage } from './http';
+import { geminiUsage } from './usage';
 import type { GeminiFunctionCall, GeminiPart, GeminiResponse } from './wire';
 
 /** The function calls among a model turn's parts, in order. */
@@ -17,7 +19,11 @@ export function functionCallsOf(parts: readonly GeminiPart[]): GeminiFunctionCal
  */
 export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): ModelTurn {
 	rejectErrorBody(body, geminiErrorMessage);
-	const usage = isRecord(body.usageMetadata) ? { usage: body.usageMetadata } : {};
+	const usage = {
+		...modelName(body.modelVersion),
+		...(isRecord(body.usageMetadata) && { usage: body.usageMetadata }),
+		...usageOfTurn(geminiUsage(body.usageMetadata)),
+	};
 	const candidate = Array.isArray(body.candidates) ? body.candidates[0] : undefined;
 	if (!isRecord(candidate)) {
 		const blockReason = isRecord(body.promptFeedback) ? body.promptFeedback.blockReason : undefined;

@@ -1,8 +1,10 @@
 import { collectToolCalls, textBesideCalls } from '../calls';
 import { excerpt, isRecord } from '../../json/value';
 import { commonErrorMessage, rejectErrorBody } from '../errors';
+import { modelName, usageOfTurn } from '../usage';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { ollamaFinish } from './finish';
+import { ollamaUsage } from './usage';
 import type { OllamaChatResponse } from './wire';
 
 /** Ollama's token counts and timings (in nanoseconds), as it names them. */
@@ -57,6 +59,8 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 		toolCalls,
 		finish: ollamaFinish(finishReason, toolCalls.length > 0),
 		finishReason,
+		...modelName(body.model),
 		...(Object.keys(usage).length > 0 && { usage }),
+		...usageOfTurn(ollamaUsage(body)),
 	};
 }

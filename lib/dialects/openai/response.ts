@@ -1,9 +1,11 @@
 import { collectToolCalls, textBesideCalls } from '../calls';
 import { excerpt, isRecord, recordsIn } from '../../json/value';
 import { rejectErrorBody } from '../errors';
+import { modelName, usageOfTurn } from '../usage';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { openaiFinish } from './finish';
 import { openaiErrorMessage } from './http';
+import { openaiUsage } from './usage';
 import type { OpenAICompletion } from './wire';
 
 /**
@@ -43,7 +45,9 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		toolCalls,
 		finish: openaiFinish(finishReason, toolCalls.length > 0),
 		finishReason,
+		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
+		...usageOfTurn(openaiUsage(body.usage)),
 	};
 }
 

@@ -2,9 +2,11 @@ import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conve
 import { collectToolCalls, textBesideCalls } from '../calls';
 import { excerpt, isRecord } from '../../json/value';
 import { rejectErrorBody } from '../errors';
+import { modelName, usageOfTurn } from '../usage';
 import { responsesErrorMessage } from './http';
 import type { ModelTurn, ToolNameMap } from '../types';
 import { responsesFinish } from './finish';
+import { responsesUsage } from './usage';
 import type { ResponsesResponse } from './wire';
 
 export interface OutputReading {
@@ -40,7 +42,9 @@ export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameM
 		finish: responsesFinish(status, reason, toolCalls.length > 0),
 		// The most precise word the vendor gave: why it stopped early, else the status.
 		finishReason: status === 'incomplete' && reason ? reason : status,
+		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
+		...usageOfTurn(responsesUsage(body.usage)),
 	};
 }
 

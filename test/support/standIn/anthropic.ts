@@ -167,15 +167,16 @@ function validate(request: WireRequest): WireReply | undefined {
 	return toolResultError(body.messages.filter(isRecord));
 }
 
+/** Anthropic counts its cache apart: input_tokens are only the tokens no cache held. */
 function usageOf(turn: AnswerTurn, outputTokens = turn.usage?.completion_tokens) {
-	return turn.usage
-		? {
-				input_tokens: turn.usage.prompt_tokens,
-				cache_creation_input_tokens: 0,
-				cache_read_input_tokens: 0,
-				output_tokens: outputTokens,
-			}
-		: undefined;
+	if (!turn.usage) return undefined;
+	const cached = turn.usage.prompt_tokens_details?.cached_tokens ?? 0;
+	return {
+		input_tokens: turn.usage.prompt_tokens - cached,
+		cache_creation_input_tokens: 0,
+		cache_read_input_tokens: cached,
+		output_tokens: outputTokens,
+	};
 }
 
 function contentBlocks(turn: AnswerTurn): AnthropicBlock[] {

@@ -152,15 +152,20 @@ function signatureError(contents: Array<Record<string, unknown>>): WireReply | u
 	return undefined;
 }
 
+/** Gemini counts thoughts apart from the candidates' tokens, and leaves out a count of zero. */
 function usageMetadata(turn: AnswerTurn) {
 	if (!turn.usage) return {};
 	const { prompt_tokens, completion_tokens, total_tokens } = turn.usage;
+	const cached = turn.usage.prompt_tokens_details?.cached_tokens ?? 0;
+	const thoughts = turn.usage.completion_tokens_details?.reasoning_tokens ?? 0;
 	return {
 		usageMetadata: {
 			promptTokenCount: prompt_tokens,
-			candidatesTokenCount: completion_tokens,
+			candidatesTokenCount: completion_tokens - thoughts,
 			totalTokenCount: total_tokens,
 			promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt_tokens }],
+			...(cached > 0 && { cachedContentTokenCount: cached }),
+			...(thoughts > 0 && { thoughtsTokenCount: thoughts }),
 		},
 	};
 }
