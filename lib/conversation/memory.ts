@@ -1,6 +1,7 @@
 import { isRecord } from '../json/value';
+import { addedUsage, NO_USAGE, usageSince } from '../usage/totals';
 import { ConversationError, describeType, readConversation } from './read';
-import type { Conversation, Message, ToolMessage } from './types';
+import type { Conversation, ConversationUsage, Message, ToolMessage } from './types';
 
 /**
  * Chat memory: a session's conversation kept between its messages, one stored row per message
@@ -18,12 +19,15 @@ export interface TurnRow {
 	turn: number;
 	/** JSON text of the turn's messages, in the item contract's form. */
 	messages: string;
+	/** JSON text of what the turn used (model and tool calls, tokens, cost); '' when nothing was counted. */
+	usage: string;
 }
 
 /** One stored turn, read and checked. */
 export interface StoredTurn {
 	turn: number;
 	messages: Message[];
+	usage?: ConversationUsage;
 }
 
 /** What the loaded item carries for the save at its end. */
@@ -33,6 +37,8 @@ export interface SessionMark {
 	turn: number;
 	/** Where the new message is in the item's messages: it and what follows make the turn. */
 	newFrom: number;
+	/** The session's totals when loaded: what the turn used is the item's `usage` less these. */
+	usageAtLoad?: ConversationUsage;
 }
 
 /** Limits on what of the session is sent to the model; 0 is no limit. */
@@ -72,7 +78,7 @@ export function readStoredTurns(rows: readonly unknown[], sessionId: string): St
 		.map((row, index) => ({ ...readRow(row, sessionId, index), order: orderOf(row, index) }));
 	return turns
 		.sort((a, b) => a.turn - b.turn || a.order - b.order)
-		.map(({ turn, messages }) => ({ turn, messages }));
+		.map(({ order: _order, ...turn }) => turn);
 }
 
 function readRow(row: unknown, sessionId: string, index: number): StoredTurn {
@@ -101,14 +107,27 @@ function readRow(row: unknown, sessionId: string, index: number): StoredTurn {
 		throw new SessionError(
 			`${where}: its messages must be a list of messages, but they are ${describeType(messages)}`,
 		);
+	const usage = parsedJson(row.usage, () => `${where}: its usage is not JSON`);
 	try {
-		return { turn, messages: readConversation({ messages }).messages };
+		const read = readConversation({ messages, ...(usage !== undefined && { usage }) });
+		return { turn, messages: read.messages, ...(read.usage && { usage: read.usage }) };
 	} catch (error) {
 		if (error instanceof ConversationError)
 			throw new SessionError(
-				`${where}: ${error.message.replace("the item's 'messages'", 'its messages')}`,
+				`${where}: ${error.message.replace("the item's 'messages'", 'its messages').replace("The item's 'usage'", 'Its usage')}`,
 			);
 		throw error;
+	}
+}
+
+/** A column holding JSON text (or, from a table that stores it so, the value itself); none when empty. */
+function parsedJson(value: unknown, what: () => string): unknown {
+	if (value === undefined || value === null || value === '') return undefined;
+	if (typeof value !== 'string') return value;
+	try {
+		return JSON.parse(value);
+	} catch (error) {
+		throw new SessionError(`${what()} (${(error as Error).message})`);
 	}
 }
 
@@ -125,7 +144,7 @@ function orderOf(row: unknown, index: number): number {
 export function continueConversation(
 	turns: readonly StoredTurn[],
 	next: { system: string; message: string; budget: ContextBudget },
-): { messages: Message[]; newFrom: number; report: LoadReport } {
+): { messages: Message[]; newFrom: number; usage?: ConversationUsage; report: LoadReport } {
 	const { budget } = next;
 	const shortened: NonNullable<LoadReport['shortened']> = [];
 	const kept = turns.map((turn) => ({
@@ -148,6 +167,9 @@ export function continueConversation(
 		};
 	}
 	const messages = all();
+	// The session's totals count every turn, those left out of the messages too.
+	const counted = turns.flatMap((turn) => (turn.usage ? [turn.usage] : []));
+	const usage = counted.length > 0 ? counted.reduce(addedUsage, NO_USAGE) : undefined;
 	const numbers = turns.map((turn) => turn.turn);
 	const concurrentTurns = [
 		...new Set(numbers.filter((turn, index) => numbers.indexOf(turn) !== index)),
@@ -155,6 +177,7 @@ export function continueConversation(
 	return {
 		messages,
 		newFrom: messages.length - 1,
+		...(usage && { usage }),
 		report: {
 			turnsStored: turns.length,
 			turnsKept: kept.length,
@@ -221,7 +244,14 @@ export function turnToStore(conversation: Conversation, session: unknown): TurnR
 		const { attachments: _attachments, ...rest } = message;
 		return rest;
 	});
-	return { sessionId: mark.id, turn: mark.turn, messages: JSON.stringify(stored) };
+	const { usage } = conversation;
+	const used = usage && (mark.usageAtLoad ? usageSince(usage, mark.usageAtLoad) : usage);
+	return {
+		sessionId: mark.id,
+		turn: mark.turn,
+		messages: JSON.stringify(stored),
+		usage: used ? JSON.stringify(used) : '',
+	};
 }
 
 function readSessionMark(session: unknown): SessionMark {
@@ -234,5 +264,9 @@ function readSessionMark(session: unknown): SessionMark {
 		throw new SessionError(
 			"The item has no 'session' (id, turn, newFrom): only a conversation begun by Chat Memory (Load) can be saved as a turn",
 		);
-	return { id: session.id, turn: session.turn, newFrom: session.newFrom };
+	const { id, turn, newFrom, usageAtLoad } = session;
+	if (usageAtLoad === undefined) return { id, turn, newFrom };
+	// Read as the item's own totals are: a mark edited by hand is refused, naming the part.
+	const read = readConversation({ usage: usageAtLoad }).usage;
+	return { id, turn, newFrom, ...(read && { usageAtLoad: read }) };
 }

@@ -58,3 +58,39 @@ export function tokensUsed(tokens: TokenCounts): number | null {
 function add(total: number | null, count: number | null): number | null {
 	return count === null ? total : (total ?? 0) + count;
 }
+
+/** Two totals together: what a chat session's stored messages used. */
+export function addedUsage(a: ConversationUsage, b: ConversationUsage): ConversationUsage {
+	const sum: ConversationUsage = {
+		modelCalls: a.modelCalls + b.modelCalls,
+		toolCalls: a.toolCalls + b.toolCalls,
+		tokens: Object.fromEntries(
+			TOKEN_KINDS.map((kind) => [kind, add(a.tokens[kind], b.tokens[kind])]),
+		) as unknown as TokenCounts,
+		unreportedCalls: a.unreportedCalls + b.unreportedCalls,
+		cost: a.cost === null || b.cost === null ? null : dollars(a.cost + b.cost),
+	};
+	const unknown = a.costUnknown ?? b.costUnknown;
+	return sum.cost === null && unknown !== undefined ? { ...sum, costUnknown: unknown } : sum;
+}
+
+/**
+ * What was used since `before`: a chat message's own part of its session's totals. A cost unknown
+ * before stays unknown (this part of it cannot be told apart).
+ */
+export function usageSince(now: ConversationUsage, before: ConversationUsage): ConversationUsage {
+	const since: ConversationUsage = {
+		modelCalls: now.modelCalls - before.modelCalls,
+		toolCalls: now.toolCalls - before.toolCalls,
+		tokens: Object.fromEntries(
+			TOKEN_KINDS.map((kind) => {
+				const [total, earlier] = [now.tokens[kind], before.tokens[kind]];
+				return [kind, total === null ? null : total - (earlier ?? 0)];
+			}),
+		) as unknown as TokenCounts,
+		unreportedCalls: now.unreportedCalls - before.unreportedCalls,
+		cost: now.cost === null || before.cost === null ? null : dollars(now.cost - before.cost),
+	};
+	const unknown = before.costUnknown ?? now.costUnknown;
+	return since.cost === null && unknown !== undefined ? { ...since, costUnknown: unknown } : since;
+}

@@ -129,6 +129,14 @@ export const properties: INodeProperties[] = [
 				description:
 					'Keys whose values are hidden in what is stored (in tool arguments and results given as JSON), matched on the words of a key as in traces',
 			},
+			{
+				displayName: 'Show Usage in Chat',
+				name: 'showUsage',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to tell the person, in a message of its own after the answer, what the answer cost and the session so far (model and tool calls, tokens, dollars) when the workflow streams its answer',
+			},
 		],
 	},
 ];

@@ -70,7 +70,7 @@ function loadSession(
 			`Session '${id}': the Message is ${typeof message === 'string' ? 'empty' : `not text but ${typeof message}`}: point it at the person’s message (the Chat Trigger’s chatInput)`,
 		);
 	const budget = context.getNodeParameter('budget', first, {}) as Partial<ContextBudget>;
-	const { messages, newFrom, report } = continueConversation(turns, {
+	const { messages, newFrom, usage, report } = continueConversation(turns, {
 		system: String(context.getNodeParameter('systemMessage', first, '') ?? ''),
 		message,
 		budget: {
@@ -93,6 +93,7 @@ function loadSession(
 		tools: [],
 		toolCalls: [],
 		trace: [entry],
-		session: { id, turn, newFrom },
+		...(usage && { usage }),
+		session: { id, turn, newFrom, ...(usage && { usageAtLoad: usage }) },
 	};
 }

@@ -187,7 +187,12 @@ describe('turnToStore', () => {
 
 	it('stores what the message added, from the new message on', () => {
 		const stored = turnToStore(answered(), session);
-		expect(stored).toEqual({ sessionId: 's1', turn: 2, messages: JSON.stringify(turnWithCall(2)) });
+		expect(stored).toEqual({
+			sessionId: 's1',
+			turn: 2,
+			messages: JSON.stringify(turnWithCall(2)),
+			usage: '',
+		});
 		// Read back, it continues the conversation as it was.
 		expect(
 			readStoredTurns([row(1), { ...stored, id: 20 }], 's1').map((turn) => turn.messages),
@@ -221,5 +226,98 @@ describe('turnToStore', () => {
 		const cut = answered();
 		cut.messages.splice(0, 2);
 		expect(() => turnToStore(cut, session)).toThrow("is not the person's message");
+	});
+});
+
+describe('usage across the messages of a session', () => {
+	const usage = (modelCalls: number, input: number | null, cost: number | null) => ({
+		modelCalls,
+		toolCalls: modelCalls - 1,
+		tokens: {
+			input,
+			output: input === null ? null : 5 * modelCalls,
+			cacheRead: null,
+			cacheWrite: null,
+			reasoning: null,
+		},
+		unreportedCalls: input === null ? modelCalls : 0,
+		cost,
+		...(cost === null && { costUnknown: 'model call 1: no price for local-model' }),
+	});
+
+	it('sums the stored turns, those left out of the messages too, and stores what a message added', () => {
+		const stored = [
+			row(1, turnWithCall(1), { usage: JSON.stringify(usage(2, 100, 0.002)) }),
+			row(2, turnWithCall(2), { usage: JSON.stringify(usage(1, 40, 0.001)) }),
+		];
+		const turns = readStoredTurns(stored, 's1');
+		const loaded = continueConversation(turns, {
+			system: '',
+			message: 'three',
+			budget: { ...NO_LIMIT, maxMessages: 5 },
+		});
+		expect(loaded.report.trimmed?.turns).toBe(1);
+		expect(loaded.usage).toEqual({
+			modelCalls: 3,
+			toolCalls: 1,
+			tokens: { input: 140, output: 15, cacheRead: null, cacheWrite: null, reasoning: null },
+			unreportedCalls: 0,
+			cost: 0.003,
+		});
+		// The message made one more model call: 10 input tokens, 5 output, $0.0005.
+		const now = {
+			...loaded.usage!,
+			modelCalls: 4,
+			tokens: { ...loaded.usage!.tokens, input: 150, output: 20 },
+			cost: 0.0035,
+		};
+		const row3 = turnToStore(
+			{
+				messages: [...loaded.messages, { role: 'assistant', content: 'done' }],
+				tools: [],
+				toolCalls: [],
+				trace: [],
+				usage: now,
+			},
+			{ id: 's1', turn: 3, newFrom: loaded.newFrom, usageAtLoad: loaded.usage },
+		);
+		expect(JSON.parse(row3.usage)).toEqual({
+			modelCalls: 1,
+			toolCalls: 0,
+			tokens: { input: 10, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
+			unreportedCalls: 0,
+			cost: 0.0005,
+		});
+	});
+
+	it('keeps a cost unknown once a turn could not be priced, saying why', () => {
+		const turns = readStoredTurns(
+			[
+				row(1, turnWithCall(1), { usage: JSON.stringify(usage(1, 10, 0.001)) }),
+				row(2, turnWithCall(2), { usage: JSON.stringify(usage(1, null, null)) }),
+			],
+			's1',
+		);
+		const { usage: total } = continueConversation(turns, {
+			system: '',
+			message: 'x',
+			budget: NO_LIMIT,
+		});
+		expect(total).toMatchObject({
+			modelCalls: 2,
+			unreportedCalls: 1,
+			cost: null,
+			costUnknown: 'model call 1: no price for local-model',
+		});
+	});
+
+	it('refuses a stored usage that breaks the contract, naming the session and turn', () => {
+		const bad = row(1, turnWithCall(1), { usage: '{"modelCalls":-1,"tokens":{}}' });
+		expect(() => readStoredTurns([bad], 's1')).toThrow(
+			"Session 's1', turn 1: Its usage.modelCalls must be a whole number from 0",
+		);
+		expect(() => readStoredTurns([row(1, turnWithCall(1), { usage: '{oops' })], 's1')).toThrow(
+			"Session 's1', turn 1: its usage is not JSON",
+		);
 	});
 });

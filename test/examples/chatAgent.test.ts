@@ -60,11 +60,12 @@ describe('examples/chat-agent.json', () => {
 				chunks.push(chunk);
 			},
 		});
-		const streamed = chunks
-			.filter((chunk) => chunk.type === 'item')
-			.map((chunk) => chunk.content)
-			.join('');
-		return { run, chunks, streamed };
+		const said = (node: string) =>
+			chunks
+				.filter((chunk) => chunk.type === 'item' && chunk.metadata.nodeName === node)
+				.map((chunk) => chunk.content)
+				.join('');
+		return { run, chunks, streamed: said('Model'), usageSaid: said('Save Conversation') };
 	}
 
 	const sum = { name: 'get-sum', arguments: '{"a":17,"b":25}' };
@@ -114,6 +115,16 @@ describe('examples/chat-agent.json', () => {
 			'tool',
 			'assistant',
 		]);
+		// The session's usage goes on from message to message: 2 model calls, then 1, then 1.
+		const finalItem = (run: typeof first.run) =>
+			runsOf(run, 'Model').at(-1)!.outputs[1][0].json as any;
+		expect(finalItem(first.run).usage).toMatchObject({ modelCalls: 2, toolCalls: 1 });
+		expect(finalItem(third.run).usage).toMatchObject({ modelCalls: 4, toolCalls: 1 });
+		expect(rows.map((row) => JSON.parse(String(row.usage)).modelCalls)).toEqual([2, 1, 1]);
+		// Save tells the person, in a message of its own, what the answer cost and the session so far.
+		expect(third.usageSaid).toMatch(
+			/^This answer: 1 model call, 0 tool calls, .*\. The session so far: 4 model calls, 1 tool call, .*\.$/,
+		);
 		const load = runsOf(third.run, 'Load Conversation')[0].outputs[0][0].json as any;
 		expect(load.trace[0]).toMatchObject({
 			step: 'memory.load',
