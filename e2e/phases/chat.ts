@@ -13,7 +13,6 @@
  * In queue mode (chatInQueue) the session runs on the workers, streamed through the main.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import type { RunContext, StandIn } from '../context.ts';
 import { PROJECT_ROOT, randomHex } from '../n8n.ts';
@@ -30,20 +29,21 @@ import {
 	type Loose,
 } from '../n8nRest.ts';
 import type { RunningN8n } from '../phase.ts';
+import {
+	MODEL,
+	registered,
+	sendMessage,
+	streamVerdict,
+	type Said,
+	type Stored,
+} from '../chatStream.ts';
 import { everythingCredential, openAiCredential, type McpServers } from './credentials.ts';
 
 const TRIGGER = 'When chat message received';
-const MODEL = 'Model';
 const SAVE = 'Save Conversation';
 const TABLE = 'chat_memory';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Said {
-	says: string;
-	answer: string;
-	/** The real server's answer to the tool call the message makes. */
-	tool: string;
-}
 /** The stand-in's answers (e2e/standin.ts, `chat`) with the real server's tool results in them. */
 const recall = (sum: string) => `Earlier the get-sum tool said: ${sum}`;
 const SESSION: Said[] = [
@@ -73,7 +73,7 @@ const sumSession = (a: number, b: number): Said[] => [
 ];
 /** The two sessions run at once, and the one the hosted chat page holds. */
 const TOGETHER = [sumSession(2, 3), sumSession(100, 11)];
-const PAGE = sumSession(5, 8).slice(0, 1);
+const PAGE = sumSession(5, 8);
 
 export interface ChatOptions {
 	servers: McpServers;
@@ -113,6 +113,8 @@ export async function chatPhase(
 			await pageChecks(ctx, chat, options.chromium, options.updateDocs);
 			sessions.push(PAGE);
 		}
+	} catch (error) {
+		ctx.results.fail('chat: the sessions ran', (error as Error).message);
 	} finally {
 		await ctx.stopStandIn(standIn);
 	}
@@ -135,10 +137,14 @@ export async function chatInQueue(
 		if (!chat) return;
 		const stored = await runSession(ctx, chat, `e2e-queue-${randomHex(6)}`, SESSION);
 		await checkRows(ctx, chat, new Map([[stored.sessionId, SESSION]]));
+		// Each worker's log names the executions it ran (the main's only enqueues them).
+		const ranThere = workers.map(({ log }) =>
+			[...readFileSync(log, 'utf8').matchAll(/Worker started execution (\d+)/g)].map(
+				(match) => match[1],
+			),
+		);
 		const ranBy = stored.ids.map((id) => {
-			const named = workers.filter(({ log }) =>
-				readFileSync(log, 'utf8').includes(`Worker started execution ${id}`),
-			);
+			const named = workers.filter((_, n) => ranThere[n].includes(id));
 			return named.length === 1 ? named[0].name : `${named.length} workers`;
 		});
 		const shown = ranBy.map((name, n) => `message ${n + 1} (execution ${stored.ids[n]}): ${name}`);
@@ -213,100 +219,9 @@ async function publishChat(
 	}
 }
 
-/** One chunk n8n streamed, with the time its line arrived. */
-interface Chunk {
-	type: string;
-	content?: string;
-	metadata?: { nodeName?: string; runIndex?: number };
-	at: number;
-}
-
-interface Streamed {
-	status: number;
-	chunks: Chunk[];
-	/** Lines that were not chunks (n8n's keepalive lines are left out). */
-	other: string[];
-	sentAt: number;
-	endedAt: number;
-	error?: string;
-}
-
-/** A webhook call, tried again while n8n is still registering the webhook just published (404). */
-async function registered<T extends { status: number }>(call: () => Promise<T>): Promise<T> {
-	for (let attempt = 0; ; attempt++) {
-		const reply = await call();
-		if (reply.status !== 404 || attempt >= 20) return reply;
-		await sleep(500);
-	}
-}
-
-/** A message POSTed as n8n's chat widget sends it, the answer read as it comes. */
-const sendMessage = (chat: Chat, sessionId: string, chatInput: string) =>
-	registered(() => streamed(chat.url, { action: 'sendMessage', sessionId, chatInput }, chat));
-
-/** A POST whose answer is read as it comes (node:http), each JSON line timed as it arrives. */
-function streamed(url: string, message: unknown, chat: Chat): Promise<Streamed> {
-	const body = JSON.stringify(message);
-	const reply: Streamed = { status: 0, chunks: [], other: [], sentAt: Date.now(), endedAt: 0 };
-	const take = (line: string, at: number) => {
-		if (line.trim() === '') return;
-		try {
-			const chunk = JSON.parse(line);
-			if (chunk?.type === 'keepalive') return;
-			if (typeof chunk?.type === 'string') return void reply.chunks.push({ ...chunk, at });
-		} catch {
-			// Not JSON: kept as it came, for the verdict.
-		}
-		reply.other.push(line.slice(0, 300));
-	};
-	return new Promise((resolve) => {
-		const done = (error?: Error) => {
-			reply.endedAt = Date.now();
-			if (error) reply.error = error.message;
-			resolve(reply);
-		};
-		const sending = httpRequest(
-			url,
-			{
-				method: 'POST',
-				headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-				timeout: chat.limitMs,
-			},
-			(response) => {
-				reply.status = response.statusCode ?? 0;
-				response.setEncoding('utf8');
-				let partial = '';
-				response.on('data', (text: string) => {
-					const at = Date.now();
-					const lines = (partial + text).split('\n');
-					partial = lines.pop()!;
-					for (const line of lines) take(line, at);
-				});
-				response.on('end', () => {
-					take(partial, Date.now());
-					done();
-				});
-				response.on('error', done);
-			},
-		);
-		sending.on('timeout', () => sending.destroy(new Error(`no end within ${chat.limitMs} ms`)));
-		sending.on('error', done);
-		sending.end(body);
-	});
-}
-
-/** What an execution stored of the parts checked here. */
-interface Stored {
-	id: string;
-	status: string;
-	stoppedAt: number;
-	sessionId?: string;
-	/** The Model's final item's answer, and the run it came from. */
-	answer?: string;
-	lastModelRun: number;
-	/** The row Save Conversation made for the Data table. */
-	row?: Loose;
-}
+/** A message to the chat, tried again while n8n is still registering its webhook. */
+const ask = (chat: Chat, sessionId: string, says: string) =>
+	registered(() => sendMessage(chat.url, sessionId, says, chat.limitMs));
 
 /** The workflow's executions not looked at before, once `count` of them have ended. */
 async function newExecutions(chat: Chat, count: number): Promise<Stored[]> {
@@ -343,71 +258,6 @@ async function stored(chat: Chat, execution: Loose): Promise<Stored> {
 	};
 }
 
-/**
- * Whether a message's answer streamed as it should: only the Model sent chunks, each of its runs
- * with text a begin, items and an end; the first item came before the response and the execution
- * ended, more after it; the last run's items joined are the answer stored and Save's row's.
- */
-function streamVerdict(
-	reply: Streamed,
-	execution: Stored | undefined,
-	expected: Said,
-	turn: number,
-): { streamed: true | string; matches: true | string; figures: string } {
-	const runs = new Map<number, Chunk[]>();
-	for (const chunk of reply.chunks) {
-		const run = chunk.metadata?.runIndex ?? -1;
-		runs.set(run, [...(runs.get(run) ?? []), chunk]);
-	}
-	const items = reply.chunks.filter((chunk) => chunk.type === 'item');
-	const first = items[0];
-	const after = items.filter((chunk) => first && chunk.at > first.at).length;
-	const figures = first
-		? `first item ${first.at - reply.sentAt} ms after sending, ${reply.endedAt - first.at} ms before the response ended and ${(execution?.stoppedAt ?? NaN) - first.at} ms before the execution stopped, ${after} items arriving after it`
-		: 'no item';
-	const shapes = [...runs].map(
-		([run, chunks]) => `run ${run}: ${chunks.map((c) => c.type).join(',')}`,
-	);
-	const badRun = [...runs.values()].some(
-		(chunks) =>
-			!/^begin(,item)+,end$/.test(chunks.map((chunk) => chunk.type).join(',')) ||
-			chunks.some((chunk) => chunk.metadata?.nodeName !== MODEL),
-	);
-	const streamed =
-		reply.status !== 200 || reply.error || reply.other.length > 0
-			? `HTTP ${reply.status} ${reply.error ?? ''} ${reply.other.join(' | ')}`
-			: badRun || !first
-				? `chunks: ${shapes.join('; ') || 'none'}`
-				: !execution || execution.status !== 'success'
-					? `execution ${execution?.id}: ${execution?.status}`
-					: first.at < reply.endedAt && first.at < execution.stoppedAt && after > 0
-						? true
-						: figures;
-	const lastRun = runs.get(execution?.lastModelRun ?? -2) ?? [];
-	const joined = lastRun
-		.filter((chunk) => chunk.type === 'item')
-		.map((chunk) => chunk.content)
-		.join('');
-	const rowMessages: Loose[] = (() => {
-		try {
-			return JSON.parse(execution?.row?.messages);
-		} catch {
-			return [];
-		}
-	})();
-	const rowAnswer = rowMessages.at(-1)?.content;
-	const matches =
-		joined === expected.answer &&
-		execution?.answer === joined &&
-		rowAnswer === joined &&
-		rowMessages[0]?.content === expected.says &&
-		execution?.row?.turn === turn &&
-		execution?.row?.sessionId === execution?.sessionId
-			? true
-			: `streamed ${JSON.stringify(joined)} (Model run ${execution?.lastModelRun}; ${shapes.join('; ')}); stored ${JSON.stringify(execution?.answer)}; Save's row: turn ${execution?.row?.turn}, answer ${JSON.stringify(rowAnswer)}; expected ${JSON.stringify(expected.answer)}`;
-	return { streamed, matches, figures };
-}
-
 /** A session's messages one after another; the executions' ids in order, and the session id. */
 async function runSession(
 	ctx: RunContext,
@@ -417,7 +267,7 @@ async function runSession(
 ): Promise<{ sessionId: string; ids: string[] }> {
 	const ids: string[] = [];
 	for (const [n, said] of session.entries()) {
-		const reply = await sendMessage(chat, sessionId, said.says);
+		const reply = await ask(chat, sessionId, said.says);
 		const [execution] = await newExecutions(chat, 1);
 		ids.push(execution?.id ?? '?');
 		const { streamed, matches, figures } = streamVerdict(reply, execution, said, n + 1);
@@ -442,7 +292,7 @@ async function runTogether(ctx: RunContext, chat: Chat): Promise<void> {
 	const wrong: string[] = [];
 	for (let turn = 0; turn < 2; turn++) {
 		const replies = await Promise.all(
-			TOGETHER.map((session, n) => sendMessage(chat, ids[n], session[turn].says)),
+			TOGETHER.map((session, n) => ask(chat, ids[n], session[turn].says)),
 		);
 		const executions = await newExecutions(chat, TOGETHER.length);
 		TOGETHER.forEach((session, n) => {
@@ -524,7 +374,8 @@ async function pageChecks(
 		'e2e/chatPage.ts',
 		[
 			...['--url', chat.url, '--chromium', chromium, '--screenshot', screenshot],
-			...['--message', PAGE[0].says, '--answer', PAGE[0].answer, '--scale', String(ctx.scale)],
+			...PAGE.flatMap(({ says, answer }) => ['--message', says, '--answer', answer]),
+			...['--scale', String(ctx.scale)],
 		],
 		{ name: 'chat-page', limitS: 300 },
 	);
@@ -572,25 +423,33 @@ function checkRequests(ctx: RunContext, label: string, standIn: StandIn, session
 			.slice(0, 3)
 			.join('; '),
 	);
-	const third = requests.find(
-		(messages) =>
-			ofRole(messages, 'user').at(-1) === SESSION[2].says &&
-			ofRole(messages, 'user')[0] === SESSION[0].says,
-	);
+	const [first, , last] = SESSION;
+	const third = requests.find((messages) => {
+		const users = ofRole(messages, 'user');
+		return users[0] === first.says && users.at(-1) === last.says;
+	});
 	const at = (third ?? []).findIndex(
 		(message: Loose) =>
 			message.role === 'assistant' && message.tool_calls?.[0]?.function?.name === 'get-sum',
 	);
 	const call = third?.[at]?.tool_calls?.[0];
 	const result = third?.[at + 1];
+	const args = (() => {
+		try {
+			return JSON.parse(call?.function?.arguments);
+		} catch {
+			return undefined;
+		}
+	})();
 	ctx.results.check(
-		`${label}: message 3's model request carries message 1's get-sum call and, after it, the tool message with its result ("The sum of 17 and 25 is 42.")`,
+		`${label}: message 3's model request carries message 1's get-sum call and, after it, the tool message with its result (${JSON.stringify(first.tool)})`,
 		JSON.stringify(ofRole(third ?? [], 'user')) ===
 			JSON.stringify(SESSION.map(({ says }) => says)) &&
-			JSON.parse(call?.function?.arguments ?? '{}').a === 17 &&
+			args?.a === 17 &&
+			args?.b === 25 &&
 			result?.role === 'tool' &&
 			result.tool_call_id === call.id &&
-			result.content === 'The sum of 17 and 25 is 42.',
+			result.content === first.tool,
 		`the request: ${JSON.stringify(third ?? 'none').slice(0, 600)}`,
 	);
 }
