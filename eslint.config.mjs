@@ -17,6 +17,7 @@ export default tseslint.config(
 			'.tools/',
 			'.demo/',
 			'coverage/',
+			'e2e/.chat-widget/',
 			'index.js',
 			'gulpfile.js',
 			'jest.config.js',

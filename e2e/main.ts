@@ -10,11 +10,13 @@
  *      published (its imported copy runs every 10 seconds, on the real MCP filesystem server);
  *      the approval example, two calls of one run approved and one declined
  *      (e2e/phases/approval.ts); the editor in Chromium (e2e/browser.ts); a remote MCP server
- *      behind OAuth 2.1 (e2e/phases/oauth.ts);
+ *      behind OAuth 2.1 (e2e/phases/oauth.ts); examples/chat-agent.json, a chat whose answers
+ *      stream, with memory in a Data table, and its hosted page in Chromium (e2e/phases/chat.ts);
  *   3. n8n's queue mode (e2e/phases/queue.ts): PostgreSQL and Redis (Debian's packages) started on
  *      loopback ports, an `n8n start` main and two `n8n worker`s, the package installed into each
  *      one's user folder; examples/webhook-agent.json answers 20 calls, 10 of them at once, all run
- *      by the workers, each worker on its own pooled MCP server; after SIGTERM no server is left.
+ *      by the workers, each worker on its own pooled MCP server; after SIGTERM no server is left;
+ *      a chat session whose messages run on the workers, streamed through the main.
  * Then phases 1 and 2 again, without the browser, on the newest n8n release that installs from the
  * registry (e2e/latestN8n.ts: resolved and installed into e2e/.n8n-latest in the background while
  * the pinned n8n is tested), unless that is the pinned one.
@@ -26,6 +28,7 @@
  *   E2E_SKIP_BROWSER=1     leave out the browser
  *   E2E_SKIP_QUEUE=1       leave out queue mode (PostgreSQL, Redis, a main and two workers)
  *   E2E_SKIP_LATEST=1      leave out the second run, on the newest n8n release
+ *   E2E_SKIP_CHAT=1        leave out the chat example (in `n8n start` and in queue mode)
  *   E2E_CHROMIUM=PATH      the Chromium to drive (default: chromium on PATH)
  *   E2E_UPDATE_DOCS=1      copy the screenshots the README shows to docs/ after a passing browser phase
  *   E2E_INSTALL_MODE=npm   install with a plain `npm install <tarball>` in .n8n/nodes (n8n 1.x's way)
@@ -245,6 +248,7 @@ async function phases(
 			servers: { everything, filesystem },
 			chromium,
 			updateDocs: env.E2E_UPDATE_DOCS === '1',
+			chat: env.E2E_SKIP_CHAT !== '1',
 		});
 	}
 	if (env.E2E_SKIP_QUEUE === '1') {
@@ -258,6 +262,7 @@ async function phases(
 		servers: { everything, filesystem },
 		tarball: packed.tarball,
 		installMode: mode,
+		chat: env.E2E_SKIP_CHAT !== '1',
 	});
 }
 

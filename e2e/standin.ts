@@ -2,11 +2,12 @@
  * Runs a model API stand-in (test/support/standIn/) as its own process, scripted for one of the
  * example workflows, so a real n8n can talk to it: Chat Completions, or another vendor's wire format.
  *
- *   node e2e/standin.ts --scenario loop|webhook|schedule|sums --state FILE [--api-key KEY] [--inbox FOLDER]
+ *   node e2e/standin.ts --scenario loop|webhook|schedule|sums|chat --state FILE [--api-key KEY] [--inbox FOLDER]
  *                       [--dialect openaiChat|openaiResponses|anthropic|gemini|ollama]
  *
- * A scenario's turns are served in the order requests come; `sums` (Chat Completions only) answers
- * each request by what it holds instead, for requests that come at once.
+ * A scenario's turns are served in the order requests come; `sums` and `chat` (Chat Completions
+ * only) answer each request by what it holds instead, for requests that come at once; `chat`
+ * streams its answers a frame at a time, as a model writes them.
  * Listens on a free 127.0.0.1 port. Once listening it writes `{"baseURL": …, "pid": …}` to FILE;
  * on SIGTERM or SIGINT it rewrites FILE with the requests it received and the turns left
  * unconsumed, then exits. Runs on Node 24's built-in type stripping: no build step.
@@ -120,7 +121,39 @@ export const BY_REQUEST: Record<string, (body: Loose) => Turn> = {
 		const sum = / is (-?\d+(?:\.\d+)?)\.?$/.exec(String(last.content))?.[1];
 		return reply.text(`${a} + ${b} = ${sum ?? `? (tool result: ${String(last.content)})`}`);
 	},
+	// examples/chat-agent.json, a chat session's messages: "What is A + B?" calls get-sum, "Echo X"
+	// calls echo, each answered from its tool result; a question about the sum from earlier is
+	// answered from the get-sum result the conversation carries (the session's memory), or not at all.
+	chat: (body) => {
+		const messages: Loose[] = Array.isArray(body?.messages) ? body.messages : [];
+		const last = messages.at(-1);
+		if (last?.role === 'tool') {
+			const result = String(last.content);
+			const sum = /^The sum of (\S+) and (\S+) is (\S+)\.$/.exec(result);
+			if (sum) return reply.text(`${sum[1]} + ${sum[2]} = ${sum[3]}. I will remember that.`);
+			return reply.text(`The echo tool answered: ${result}`);
+		}
+		const said = String(last?.content);
+		const [, a, b] = /What is (-?[\d.]+) \+ (-?[\d.]+)\?/.exec(said) ?? [];
+		if (a !== undefined) {
+			const args = JSON.stringify({ a: Number(a), b: Number(b) });
+			return reply.toolCalls([{ name: 'get-sum', arguments: args }]);
+		}
+		const echo = /^Echo (.+)$/.exec(said)?.[1];
+		if (echo !== undefined)
+			return reply.toolCalls([{ name: 'echo', arguments: JSON.stringify({ message: echo }) }]);
+		const earlier = messages
+			.filter((message) => message.role === 'tool')
+			.map((message) => String(message.content))
+			.findLast((result) => result.startsWith('The sum of '));
+		return reply.text(
+			earlier ? `Earlier the get-sum tool said: ${earlier}` : 'No sum was worked out in this chat.',
+		);
+	},
 };
+
+/** Scenarios whose streamed answers go out a frame at a time, this many milliseconds apart. */
+const FRAME_GAP_MS: Record<string, number> = { chat: 150 };
 
 function readBody(request: IncomingMessage): Promise<Buffer> {
 	return new Promise((resolve, reject) => {
@@ -140,13 +173,17 @@ const HOP_BY_HOP = new Set([
 	'transfer-encoding',
 ]);
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
  * A front for the stand-in that scripts the one turn each model call gets from its body, then
- * passes the call on: one call at a time, so each call gets the turn scripted for it.
+ * passes the call on: one call at a time, so each call gets the turn scripted for it. With
+ * `frameGapMs`, a streamed answer is passed on one server-sent event at a time, that far apart.
  */
 async function answerByRequest(
 	api: { baseURL: string; script(...turns: Turn[]): void; remaining(): number },
 	respond: (body: Loose) => Turn,
+	frameGapMs = 0,
 ): Promise<{ baseURL: string; close(): Promise<void> }> {
 	const inner = new URL(api.baseURL);
 	let turn = Promise.resolve();
@@ -172,11 +209,21 @@ async function answerByRequest(
 				headers,
 				body: ['GET', 'HEAD'].includes(request.method ?? 'GET') ? undefined : body,
 			});
-			const text = Buffer.from(await passed.arrayBuffer());
 			const back: Record<string, string> = {};
 			passed.headers.forEach((value, name) => {
 				if (!HOP_BY_HOP.has(name)) back[name] = value;
 			});
+			if (frameGapMs > 0 && back['content-type']?.startsWith('text/event-stream')) {
+				response.writeHead(passed.status, back);
+				const events = (await passed.text()).split(/(?<=\n\n)/);
+				for (const [n, event] of events.entries()) {
+					if (n > 0) await sleep(frameGapMs);
+					response.write(event);
+				}
+				response.end();
+				return;
+			}
+			const text = Buffer.from(await passed.arrayBuffer());
 			response.writeHead(passed.status, { ...back, 'content-length': String(text.length) });
 			response.end(text);
 		});
@@ -218,7 +265,9 @@ async function main(): Promise<void> {
 	const api = await startStandIn(values.dialect as Parameters<typeof startStandIn>[0], {
 		apiKey: values['api-key'],
 	});
-	const front = byRequest ? await answerByRequest(api, byRequest) : undefined;
+	const front = byRequest
+		? await answerByRequest(api, byRequest, FRAME_GAP_MS[values.scenario ?? ''])
+		: undefined;
 	if (scenario) api.script(...scenario.turns({ inbox: values.inbox }));
 	const baseURL = front?.baseURL ?? api.baseURL;
 	const answer = scenario?.answer;

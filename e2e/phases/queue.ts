@@ -38,6 +38,7 @@ import {
 	startInGroup,
 	stopGroup,
 } from '../processes.ts';
+import { chatInQueue } from './chat.ts';
 import {
 	checkLogs,
 	everythingCredential,
@@ -51,6 +52,8 @@ export interface QueueOptions {
 	tarball: string;
 	/** E2E_INSTALL_MODE: '' (n8n 2.40's steps) or 'npm'. */
 	installMode: string;
+	/** Run the chat example's session on the workers too (e2e/phases/chat.ts). */
+	chat: boolean;
 }
 
 const WORKERS = 2;
@@ -281,6 +284,7 @@ async function queueMode(
 	const servers = await callTheWebhook(ctx, cluster, entry);
 	await checkWhoRan(ctx, cluster, programs, stores);
 	checkServers(ctx, servers);
+	if (options.chat) await chatInQueue(ctx, cluster.baseUrl, cluster.workers, options.servers);
 	await stopAndCheck(ctx, started, entry);
 }
 

@@ -27,6 +27,7 @@ import {
 	type McpServers,
 } from './credentials.ts';
 import { approvalPhase } from './approval.ts';
+import { chatPhase } from './chat.ts';
 import { oauthPhase } from './oauth.ts';
 import { clientCredentialsPhase } from './clientCredentials.ts';
 
@@ -35,6 +36,8 @@ export interface ServedOptions {
 	/** The Chromium to drive, or undefined to leave the browser out. */
 	chromium?: string;
 	updateDocs: boolean;
+	/** Run the chat example (e2e/phases/chat.ts). */
+	chat: boolean;
 }
 
 const ARTIFACTS = join(PROJECT_ROOT, 'e2e/artifacts');
@@ -177,6 +180,10 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 			};
 			results.phase('a person approves a tool call (n8n start)');
 			const approvalWorkflow = await approvalPhase(ctx, running, options.servers);
+			if (options.chat) {
+				results.phase('a chat with memory, streamed (n8n start)');
+				await chatPhase(ctx, running, { ...options, chromium });
+			}
 			if (chromium && editor) {
 				results.phase('the editor in a browser (Chromium)');
 				await browserChecks(
