@@ -10,6 +10,8 @@ import type { Loose } from './n8nRest.ts';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The chat example's node whose text streams (examples/chat-agent.json). */
 export const MODEL = 'Model';
+/** The node that tells the person what the answer cost, in a message of its own. */
+export const SAVE = 'Save Conversation';
 
 /** A person's message, and what the stand-in and the MCP server answer to it. */
 export interface Said {
@@ -120,9 +122,10 @@ export interface Stored {
 }
 
 /**
- * Whether a message's answer streamed as it should: only the Model sent chunks, each of its runs
- * with text a begin, items and an end; the first item came before the response and the execution
- * ended, more after it; the last run's items joined are the answer stored and Save's row's.
+ * Whether a message's answer streamed as it should: only the Model and Save sent chunks, each of
+ * their runs with text a begin, items and an end (Save's one message saying what the answer cost);
+ * the first item came before the response and the execution ended, more after it; the Model's last
+ * run's items joined are the answer stored and Save's row's.
  */
 export function streamVerdict(
 	reply: Streamed,
@@ -130,9 +133,11 @@ export function streamVerdict(
 	expected: Said,
 	turn: number,
 ): { streamed: true | string; matches: true | string; figures: string } {
-	const runs = new Map<number, Chunk[]>();
+	// A chat message per node run, as n8n's chat widget groups them.
+	const runOf = (node: string | undefined, run: number | undefined) => `${node}#${run ?? -1}`;
+	const runs = new Map<string, Chunk[]>();
 	for (const chunk of reply.chunks) {
-		const run = chunk.metadata?.runIndex ?? -1;
+		const run = runOf(chunk.metadata?.nodeName, chunk.metadata?.runIndex);
 		runs.set(run, [...(runs.get(run) ?? []), chunk]);
 	}
 	const items = reply.chunks.filter((chunk) => chunk.type === 'item');
@@ -147,8 +152,12 @@ export function streamVerdict(
 	const badRun = [...runs.values()].some(
 		(chunks) =>
 			!/^begin(,item)+,end$/.test(chunks.map((chunk) => chunk.type).join(',')) ||
-			chunks.some((chunk) => chunk.metadata?.nodeName !== MODEL),
+			chunks.some((chunk) => ![MODEL, SAVE].includes(chunk.metadata?.nodeName ?? '')),
 	);
+	const costSaid = (runs.get(runOf(SAVE, 0)) ?? [])
+		.filter((chunk) => chunk.type === 'item')
+		.map((chunk) => chunk.content)
+		.join('');
 	const streamed =
 		reply.status !== 200 || reply.error || reply.other.length > 0
 			? `HTTP ${reply.status} ${reply.error ?? ''} ${reply.other.join(' | ')}`
@@ -159,7 +168,7 @@ export function streamVerdict(
 					: first.at < reply.endedAt && first.at < execution.stoppedAt && after > 0
 						? true
 						: figures;
-	const lastRun = runs.get(execution?.lastModelRun ?? -2) ?? [];
+	const lastRun = runs.get(runOf(MODEL, execution?.lastModelRun ?? -2)) ?? [];
 	const joined = lastRun
 		.filter((chunk) => chunk.type === 'item')
 		.map((chunk) => chunk.content)
@@ -178,8 +187,9 @@ export function streamVerdict(
 		rowAnswer === joined &&
 		rowMessages[0]?.content === expected.says &&
 		execution?.row?.turn === turn &&
-		execution?.row?.sessionId === execution?.sessionId
+		execution?.row?.sessionId === execution?.sessionId &&
+		/^This answer: \d+ model calls?, .*\. The session so far: /.test(costSaid)
 			? true
-			: `streamed ${JSON.stringify(joined)} (Model run ${execution?.lastModelRun}; ${shapes.join('; ')}); stored ${JSON.stringify(execution?.answer)}; Save's row: turn ${execution?.row?.turn}, answer ${JSON.stringify(rowAnswer)}; expected ${JSON.stringify(expected.answer)}`;
+			: `streamed ${JSON.stringify(joined)}, its cost ${JSON.stringify(costSaid)} (Model run ${execution?.lastModelRun}; ${shapes.join('; ')}); stored ${JSON.stringify(execution?.answer)}; Save's row: turn ${execution?.row?.turn}, answer ${JSON.stringify(rowAnswer)}; expected ${JSON.stringify(expected.answer)}`;
 	return { streamed, matches, figures };
 }
