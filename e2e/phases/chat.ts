@@ -15,7 +15,8 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunContext, StandIn } from '../context.ts';
-import { PROJECT_ROOT, randomHex } from '../n8n.ts';
+import { memoryCost } from '../chatMemoryCost.ts';
+import { N8N_BIN, PROJECT_ROOT, randomHex } from '../n8n.ts';
 import {
 	cookiesOf,
 	createCredential,
@@ -110,6 +111,8 @@ export async function chatPhase(
 		await runSession(ctx, chat, sessionId, SESSION);
 		await checkRows(ctx, chat, new Map([[sessionId, SESSION]]));
 		await runTogether(ctx, chat);
+		// Measured on the pinned n8n only: the run on the newest release checks behaviour.
+		if (ctx.n8nBin === N8N_BIN) sessions.push(await longSession(ctx, chat));
 		if (options.chromium) {
 			await pageChecks(ctx, chat, options.chromium, options.updateDocs);
 			sessions.push(PAGE);
@@ -296,6 +299,24 @@ async function runSession(
 		);
 	}
 	return ids;
+}
+
+/** A session of 25 sums, its memory's cost measured (e2e/chatMemoryCost.ts). */
+async function longSession(ctx: RunContext, chat: Chat): Promise<Said[]> {
+	const session = Array.from({ length: 25 }, (_, n) => sumSession(n + 1, 2 * n + 1)[0]);
+	const sessionId = `e2e-long-${randomHex(6)}`;
+	await memoryCost(
+		ctx,
+		chat.n8n,
+		chat.label,
+		session.map(({ says }) => says),
+		async (says) => {
+			await ask(chat, sessionId, says);
+			const [execution] = await newExecutions(chat, 1);
+			return execution;
+		},
+	);
+	return session;
 }
 
 /** Two sessions at once, each with two messages: each answered from its own memory. */

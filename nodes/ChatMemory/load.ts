@@ -16,51 +16,56 @@ import { redactedError } from '../shared/redactedError';
 import { nodeRedactions } from '../shared/traceOptions';
 
 /**
- * Load: the input items are a session's stored turns, as a Data table node read them (or one
- * empty item for a new session); they become one conversation per session, the new message last.
- * A session whose rows cannot be read fails alone, naming itself.
+ * Load: the input items are a session's stored turns, as a Data table node read them (or one empty
+ * item for a new session); the rows of one session become one conversation, the new message last.
+ * Its parameters are read once for those rows, from the first: n8n evaluates an expression anew
+ * for each item it is read for, which in n8n's sandboxed expression engine costs about a
+ * millisecond, and a session's rows are many. A session whose rows cannot be read fails alone,
+ * naming itself.
  */
 export async function load(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = context.getInputData();
 	const redaction = nodeRedactions(context, [])(0);
 	const sessions = new Map<string, number[]>();
-	const failed: INodeExecutionData[] = [];
-	items.forEach((_item, itemIndex) => {
-		const id = String(context.getNodeParameter('sessionId', itemIndex, '') ?? '').trim();
-		if (id === '') {
-			const error = new NodeOperationError(
-				context.getNode(),
-				'The Session ID is empty: point it at the chat session (the Chat Trigger’s sessionId)',
-				{ itemIndex },
-			);
-			if (!context.continueOnFail()) throw error;
-			failed.push({ json: { error: error.message }, pairedItem: { item: itemIndex } });
-			return;
-		}
-		sessions.set(id, [...(sessions.get(id) ?? []), itemIndex]);
+	context.getInputData().forEach((item, itemIndex) => {
+		const stored = item.json.sessionId;
+		// A row names its session; an item without one (a new session's) is a session of its own.
+		const key =
+			typeof stored === 'string' || typeof stored === 'number'
+				? `session ${stored}`
+				: `item ${itemIndex}`;
+		sessions.set(key, [...(sessions.get(key) ?? []), itemIndex]);
 	});
-	const loaded = [...sessions].map(([id, indices]): INodeExecutionData => {
-		const pairedItem: IPairedItemData[] = indices.map((item) => ({ item }));
-		try {
-			return { json: { ...loadSession(context, id, indices) }, pairedItem };
-		} catch (error) {
-			const nodeError = redactedError(
-				new NodeOperationError(context.getNode(), error as Error, { itemIndex: indices[0] }),
-				redaction,
-			);
-			if (!context.continueOnFail()) throw nodeError;
-			return { json: { error: nodeError.message, session: { id } }, pairedItem };
-		}
-	});
-	return [[...loaded, ...failed]];
+	return [
+		[...sessions.values()].map((indices): INodeExecutionData => {
+			const pairedItem: IPairedItemData[] = indices.map((item) => ({ item }));
+			try {
+				return { json: { ...loadSession(context, indices) }, pairedItem };
+			} catch (error) {
+				const nodeError = redactedError(
+					error instanceof NodeOperationError
+						? error
+						: new NodeOperationError(context.getNode(), error as Error, { itemIndex: indices[0] }),
+					redaction,
+				);
+				if (!context.continueOnFail()) throw nodeError;
+				return { json: { error: nodeError.message }, pairedItem };
+			}
+		}),
+	];
 }
 
 function loadSession(
 	context: IExecuteFunctions,
-	id: string,
 	indices: number[],
 ): Conversation & { session: SessionMark } {
 	const first = indices[0];
+	const id = String(context.getNodeParameter('sessionId', first, '') ?? '').trim();
+	if (id === '')
+		throw new NodeOperationError(
+			context.getNode(),
+			'The Session ID is empty: point it at the chat session (the Chat Trigger’s sessionId)',
+			{ itemIndex: first },
+		);
 	const startedAt = Date.now();
 	const rows = indices.map((index) => context.getInputData()[index].json);
 	const turns = readStoredTurns(rows, id);
