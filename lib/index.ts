@@ -10,7 +10,7 @@
 //   dialects
 //   model, mcp, usage
 //   trace
-//   execution, decision
+//   execution, decision, memory
 export * from './conversation/types';
 export { parseToolArguments, type ParsedArguments } from './conversation/arguments';
 export { readConversation, ConversationError } from './conversation/read';

@@ -9,7 +9,7 @@ import {
 	readStoredTurns,
 	type ContextBudget,
 	type SessionMark,
-} from '../../lib/conversation/memory';
+} from '../../lib/memory/session';
 import type { Conversation } from '../../lib/conversation/types';
 import { traceEntry } from '../../lib/trace/entries';
 import { redactedError } from '../shared/redactedError';

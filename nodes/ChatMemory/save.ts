@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { turnToStore } from '../../lib/conversation/memory';
+import { turnToStore } from '../../lib/memory/session';
 import { readConversation } from '../../lib/conversation/read';
 import type { ConversationUsage } from '../../lib/conversation/types';
 import { createRedactor, DEFAULT_SECRET_KEYS } from '../../lib/json/redact';

@@ -1,7 +1,7 @@
 import { isRecord } from '../json/value';
 import { addedUsage, NO_USAGE, usageSince } from '../usage/totals';
-import { ConversationError, describeType, readConversation } from './read';
-import type { Conversation, ConversationUsage, Message, ToolMessage } from './types';
+import { ConversationError, describeType, readConversation } from '../conversation/read';
+import type { Conversation, ConversationUsage, Message, ToolMessage } from '../conversation/types';
 
 /**
  * Chat memory: a session's conversation kept between its messages, one stored row per message

@@ -6,7 +6,7 @@ import {
 	turnToStore,
 	type ContextBudget,
 	type StoredTurn,
-} from '../../lib/conversation/memory';
+} from '../../lib/memory/session';
 import type { Conversation, Message } from '../../lib/conversation/types';
 
 const NO_LIMIT: ContextBudget = { maxMessages: 0, maxTokens: 0, shortenToolResultsOver: 0 };
