@@ -29,6 +29,8 @@ import { readResource } from './operations/readResource';
 import { approvalPolicyOf, callSettingsOf } from './operations/settings';
 import { serverConfigFor, type ConnectionType } from './serverConfig';
 import { liveServers, recordedServers } from './sources';
+import { workflowServers } from './workflowTools/server';
+import { getWorkflowToolInputs } from './workflowTools/triggerInputs';
 
 const OPERATION_NAMES: Record<string, string> = {
 	listTools: 'List Tools',
@@ -88,6 +90,7 @@ export class McpClient implements INodeType {
 		loadOptions: { getToolNames },
 		listSearch: { searchTools, searchResources, searchPrompts },
 		resourceMapping: { getToolArgumentFields, getPromptArgumentFields },
+		localResourceMapping: { getWorkflowToolInputs },
 		credentialTest: { mcpServerConnection },
 	};
 
@@ -117,7 +120,9 @@ async function runOperation(
 		// A dry run answers from recordings: no server starts, so no credential is needed.
 		const servers = answersFromRecording(context, 'dryRun')
 			? recordedServers(context)
-			: liveServers(context, await nodeServerConfig(context));
+			: context.getNodeParameter('connectionType', 0) === 'workflows'
+				? workflowServers(context)
+				: liveServers(context, await nodeServerConfig(context));
 		const redaction = nodeRedactions(context, servers.secrets);
 		if (operation === 'listTools')
 			return processItems(context, 1, Infinity, listTools(context, servers, redaction), redaction);
@@ -164,6 +169,11 @@ async function runOperation(
 /** The server of the node's credential; a credential missing or never connected fails the node, saying so. */
 async function nodeServerConfig(context: IExecuteFunctions): Promise<McpServerConfig> {
 	const connectionType = context.getNodeParameter('connectionType', 0) as ConnectionType;
+	if ((connectionType as string) === 'workflows')
+		throw new NodeOperationError(
+			context.getNode(),
+			'n8n Workflows as Tools offers List Tools and Execute Tool Calls; the other operations need an MCP server',
+		);
 	try {
 		return await serverConfigFor(context, connectionType);
 	} catch (error) {

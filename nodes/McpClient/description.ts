@@ -6,6 +6,7 @@ import { elicitationProperties } from './operations/elicitation';
 import { getPromptProperties } from './operations/getPrompt';
 import { readResourceProperties } from './operations/readResource';
 import { serverItemLocator } from './operations/serverItemLocator';
+import { WORKFLOWS_CONNECTION, workflowToolProperties } from './workflowTools/description';
 
 const show = (operation: string[]) => ({ show: { operation } });
 /** Inside the Options collection: settings of tool calls only. */
@@ -55,6 +56,7 @@ export const properties: INodeProperties[] = [
 				description:
 					"For n8n before 1.119, which cannot discover a server's authorization server: enter its URLs and client",
 			},
+			WORKFLOWS_CONNECTION,
 		],
 	},
 	{
@@ -63,6 +65,7 @@ export const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		default: 'listTools',
+		displayOptions: { hide: { connectionType: ['workflows'] } },
 		options: [
 			{
 				name: 'List Tools',
@@ -116,6 +119,7 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
+	...workflowToolProperties,
 	{
 		displayName: 'Server Label',
 		name: 'serverLabel',
@@ -327,6 +331,7 @@ export const properties: INodeProperties[] = [
 				default: false,
 				description:
 					"Whether workflows that use the same credential share one server process (and its state). Off: each workflow gets its own, so one workflow's data never reaches another.",
+				displayOptions: { hide: { '/connectionType': ['workflows'] } },
 			},
 		],
 	},
