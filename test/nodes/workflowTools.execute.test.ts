@@ -68,6 +68,17 @@ const stored = {
 		}),
 	),
 	noTrigger: storedChain('No trigger', setJson('Only', '={{ "{}" }}')),
+	// Runs the tool loop again: its item's one call is of this very workflow's tool.
+	loop: storedChain(
+		'Loop',
+		subWorkflowTrigger('acceptsAll'),
+		setJson(
+			'Ask Again',
+			'{"messages": [{"role": "user", "content": "again"}], "toolCalls": [{"id": "inner", "name": "again", "arguments": {}, "rawArguments": "{}"}]}',
+		),
+		listWorkflows([workflowToolEntry('loop', 'Loop', 'acceptsAll', { toolName: 'again' })]),
+		executeWorkflows({ maxWorkflowDepth: 2 }),
+	),
 	draft: { ...storedChain('Draft', subWorkflowTrigger('acceptsAll')), published: false },
 };
 const entries = [
@@ -79,6 +90,7 @@ const entries = [
 	workflowToolEntry('noTrigger', 'No trigger', 'acceptsAll'),
 	workflowToolEntry('missing', 'Missing', 'acceptsAll'),
 	workflowToolEntry('draft', 'Draft', 'acceptsAll'),
+	workflowToolEntry('loop', 'Loop', 'acceptsAll', { toolName: 'again' }),
 ];
 
 /** List Tools then Execute Tool Calls of these calls, in n8n's engine. */
@@ -251,5 +263,80 @@ describe('Execute Tool Calls runs workflow tools as sub-workflows', () => {
 			requested: [{ callId: call.id, tool: 'Order_lookup' }],
 		});
 		expect(held.subExecutions).toEqual([]);
+		const approval = {
+			...(waiting.approval as IDataObject),
+			decisions: [{ callId: call.id, approved: true, by: 'ada' }],
+		};
+		const approved = await runWithWorkflows(
+			[executeWorkflows({ requireApproval: 'notReadOnly' })],
+			stored,
+			{ ...waiting, approval },
+		);
+		expect(JSON.parse(onlyMessage(approved).content as string)).toMatchObject({
+			order: 'C',
+			total: 5,
+		});
+		expect(approved.subExecutions).toHaveLength(1);
+		// A tool marked read-only is not held by that rule.
+		const readOnly = await execute([pendingCall('List', { count: 1 })], {
+			requireApproval: 'notReadOnly',
+		});
+		expect(outputOf(readOnly, 'Run Workflows', 1)).toEqual([]);
+		expect(readOnly.subExecutions).toHaveLength(1);
+	});
+
+	it('stops a workflow that runs the loop again at Max Workflow Depth, naming the depth and the chain', async () => {
+		const run = await execute([pendingCall('again', {})]);
+		// The outer call ran the loop, whose call ran it once more; the third level was refused.
+		expect(run.subExecutions.map((sub) => [sub.workflowId, sub.status])).toEqual([
+			['loop', 'success'],
+			['loop', 'success'],
+		]);
+		expect(run.subExecutions[1].parentExecution?.executionId).toBe(run.subExecutions[0].id);
+		expect(onlyMessage(run).content).toContain(
+			"this call is already inside 2 workflow tool call(s) ('Loop' → 'Loop' → 'Loop'), and Max Workflow Depth is 2",
+		);
+	});
+});
+
+describe('Dry Run of workflow tools', () => {
+	it('answers List Tools and each call from the recording, running no sub-workflow', async () => {
+		const calls = [pendingCall('Order_lookup', { orderId: 'D', quantity: 3 })];
+		const live = await execute(calls);
+		const recording = JSON.stringify({ trace: conversationOf(answered(live)).trace });
+		const dry = { dryRun: 'json', dryRunTrace: recording };
+		const replayed = await runWithWorkflows(
+			[listWorkflows(entries, dry), executeWorkflows(dry)],
+			{},
+			{ messages: [{ role: 'user', content: 'go' }], toolCalls: calls },
+		);
+		expect(replayed.subExecutions).toEqual([]);
+		expect(toolMessages(answered(replayed))).toEqual(toolMessages(answered(live)));
+		const steps = conversationOf(answered(replayed)).trace.map((entry) => [
+			entry.step,
+			entry.replayed,
+		]);
+		expect(steps).toEqual([
+			['tools.list', true],
+			['arguments.validation', undefined],
+			['tools.call.request', true],
+			['tools.call.result', true],
+		]);
+	});
+
+	it('stops at a call the recording did not make', async () => {
+		const live = await execute([pendingCall('Order_lookup', { orderId: 'D', quantity: 3 })]);
+		const recording = JSON.stringify({ trace: conversationOf(answered(live)).trace });
+		const dry = { dryRun: 'json', dryRunTrace: recording };
+		const drifted = await runWithWorkflows(
+			[listWorkflows(entries, dry), executeWorkflows(dry)],
+			{},
+			{
+				messages: [{ role: 'user', content: 'go' }],
+				toolCalls: [pendingCall('Order_lookup', { orderId: 'E', quantity: 3 })],
+			},
+		);
+		expect(errorOf(drifted, 'Run Workflows')?.message).toMatch(/drifted from the recording/);
+		expect(drifted.subExecutions).toEqual([]);
 	});
 });
