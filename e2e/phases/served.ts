@@ -28,6 +28,7 @@ import {
 } from './credentials.ts';
 import { approvalPhase } from './approval.ts';
 import { oauthPhase } from './oauth.ts';
+import { workflowToolsPhase } from './workflowTools.ts';
 
 export interface ServedOptions {
 	servers: McpServers;
@@ -176,6 +177,8 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 			};
 			results.phase('a person approves a tool call (n8n start)');
 			const approvalWorkflow = await approvalPhase(ctx, running, options.servers);
+			results.phase('n8n workflows as tools (n8n start)');
+			const workflowTools = await workflowToolsPhase(ctx, running, options.servers);
 			if (chromium && editor) {
 				results.phase('the editor in a browser (Chromium)');
 				await browserChecks(
@@ -183,7 +186,7 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 					base,
 					chromium,
 					editor,
-					{ scheduled, approvalWorkflow },
+					{ scheduled, approvalWorkflow, workflowTools },
 					options.updateDocs,
 					startLog,
 				);
@@ -385,7 +388,7 @@ async function browserChecks(
 	base: string,
 	chromium: string,
 	editor: StandIn,
-	workflows: { scheduled: boolean; approvalWorkflow?: string },
+	workflows: { scheduled: boolean; approvalWorkflow?: string; workflowTools?: string },
 	updateDocs: boolean,
 	startLog: string,
 ): Promise<void> {
@@ -412,6 +415,7 @@ async function browserChecks(
 			String(ctx.scale),
 			...(workflows.scheduled ? ['--scheduled', 'e2eScheduledInbox'] : []),
 			...(workflows.approvalWorkflow ? ['--approval', workflows.approvalWorkflow] : []),
+			...(workflows.workflowTools ? ['--workflow-tools', workflows.workflowTools] : []),
 		],
 		{ name: 'browser', limitS: 600 },
 	);
@@ -437,6 +441,7 @@ async function browserChecks(
 			'editor-loop.png': 'editor-loop.png',
 			'editor-model-output.png': 'editor-node-output.png',
 			'approval-agent.png': 'approval-agent.png',
+			'workflow-tools-agent.png': 'workflow-tools-agent.png',
 		};
 		for (const [artifact, doc] of Object.entries(shown)) {
 			if (existsSync(join(ARTIFACTS, artifact)))

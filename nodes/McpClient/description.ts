@@ -140,7 +140,7 @@ export const properties: INodeProperties[] = [
 			{ name: 'Selected', value: 'only' },
 			{ name: 'All Except', value: 'except' },
 		],
-		displayOptions: show(['listTools']),
+		displayOptions: { ...show(['listTools']), hide: { connectionType: ['workflows'] } },
 	},
 	toolNames('Tools', 'includeTools', { operation: ['listTools'], toolFilter: ['only'] }),
 	toolNames('Tools to Leave Out', 'excludeTools', {

@@ -17,6 +17,7 @@ import {
 	subWorkflowTrigger,
 	triggerReaderContext,
 	workflowToolEntry,
+	type WorkflowToolSpec,
 } from '../support/workflowTools';
 
 stopServersAfterAll();
@@ -41,48 +42,61 @@ const stored = {
 	),
 };
 
-describe("the editor reads a workflow tool's inputs from its sub-workflow's trigger", () => {
-	const read = (entries: IDataObject[], entry = 0) =>
+describe("the editor reads the workflow tools' inputs from their sub-workflows' triggers", () => {
+	const read = (entries: IDataObject[]) =>
 		getWorkflowToolInputs.call(
 			triggerReaderContext(
 				{ workflowTools: { tool: entries } },
-				entry,
 				stored,
 				engineNodeTypes(nodeTypesFrom(new McpClient())),
 			),
 		);
-	const picked = (id: string) => ({ workflowId: { __rl: true, value: id, mode: 'list' } });
+	const picked = (id: string, more: IDataObject = {}) => ({
+		workflowId: { __rl: true, value: id, mode: 'list' },
+		...more,
+	});
+	const shown = (fields: Awaited<ReturnType<typeof read>>['fields']) =>
+		fields.map(({ id, displayName, type, readOnly }) => [id, displayName, type, readOnly]);
 
-	it("reads the fields and types the trigger defines, of the entry's own workflow", async () => {
-		const fields = await read([picked('anything'), picked('orders')], 1);
-		expect(fields.fields.map(({ id, type, readOnly }) => ({ id, type, readOnly }))).toEqual([
-			{ id: 'orderId', type: 'string', readOnly: true },
-			{ id: 'quantity', type: 'number', readOnly: true },
+	it("reads the fields and types each entry's trigger defines, named after its workflow", async () => {
+		const { fields } = await read([picked('anything'), picked('orders'), picked('orders')]);
+		expect(shown(fields)).toEqual([
+			[
+				'anything/*',
+				'Echo anything: any JSON object (its trigger accepts all data)',
+				'object',
+				true,
+			],
+			['orders/orderId', 'Order lookup: orderId', 'string', true],
+			['orders/quantity', 'Order lookup: quantity', 'number', true],
 		]);
 	});
 
 	it('infers the types of a JSON example (null: any type)', async () => {
 		const { fields } = await read([picked('example')]);
 		expect(fields.map(({ id, type }) => [id, type])).toEqual([
-			['city', 'string'],
-			['days', 'number'],
-			['metric', 'boolean'],
-			['tags', 'array'],
-			['extra', undefined],
+			['example/city', 'string'],
+			['example/days', 'number'],
+			['example/metric', 'boolean'],
+			['example/tags', 'array'],
+			['example/extra', undefined],
 		]);
 	});
 
-	it('says so when the trigger accepts all data, or no workflow is chosen', async () => {
-		expect(await read([picked('anything')])).toEqual({
-			fields: [],
-			emptyFieldsNotice: expect.stringContaining('accepts all data'),
-		});
-		expect((await read([{ workflowId: '' }])).emptyFieldsNotice).toMatch(/Choose a workflow/);
+	it('leaves out entries given as JSON Schema, by expression or of no workflow found, and says what to do', async () => {
+		const { fields, emptyFieldsNotice } = await read([
+			picked('orders', { inputSchemaFrom: 'jsonSchema' }),
+			{ workflowId: { __rl: true, value: '={{ $json.pick }}', mode: 'id' } },
+			picked('gone'),
+			{ workflowId: '' },
+		]);
+		expect(fields).toEqual([]);
+		expect(emptyFieldsNotice).toMatch(/Choose the workflows of Workflow Tools from the list/);
 	});
 });
 
 describe('List Tools of n8n workflows', () => {
-	const listed = async (entries: IDataObject[], input: IDataObject = {}) => {
+	const listed = async (entries: WorkflowToolSpec[], input: IDataObject = {}) => {
 		const run = await runWithWorkflows([listWorkflows(entries)], stored, input);
 		return { run, items: outputOf(run, 'List Workflows') };
 	};
@@ -139,9 +153,11 @@ describe('List Tools of n8n workflows', () => {
 		const { items } = await listed(
 			[
 				{
-					workflowId: { __rl: true, value: '={{ $json.pick }}', mode: 'id' },
-					inputSchemaFrom: 'jsonSchema',
-					jsonSchema: '{"properties": {"q": {"type": "string"}}, "required": ["q"]}',
+					entry: {
+						workflowId: { __rl: true, value: '={{ $json.pick }}', mode: 'id' },
+						inputSchemaFrom: 'jsonSchema',
+						jsonSchema: '{"properties": {"q": {"type": "string"}}, "required": ["q"]}',
+					},
 				},
 			],
 			{ pick: 'orders' },
@@ -155,14 +171,22 @@ describe('List Tools of n8n workflows', () => {
 	});
 
 	it.each([
+		['no workflow tool at all', [], /Workflow Tools holds no workflow/],
 		[
 			'an expression that names no workflow',
-			[{ workflowId: { __rl: true, value: '={{ $json.none ?? "" }}', mode: 'id' } }],
+			[{ entry: { workflowId: { __rl: true, value: '={{ $json.none ?? "" }}', mode: 'id' } } }],
 			/Workflow tool 1 names no workflow/,
 		],
 		[
 			'inputs never read from the trigger',
-			[{ workflowId: { __rl: true, value: 'orders', mode: 'id' }, inputSchemaFrom: 'trigger' }],
+			[
+				{
+					entry: {
+						workflowId: { __rl: true, value: 'orders', mode: 'id' },
+						inputSchemaFrom: 'trigger',
+					},
+				},
+			],
 			/inputs of workflow 'orders' were not read from its trigger.*JSON Schema/,
 		],
 		[
@@ -194,7 +218,7 @@ describe('List Tools of n8n workflows', () => {
 			/Two workflow tools are named 'Order_lookup'/,
 		],
 	])('fails the item, saying why, for %s', async (_case, entries, message) => {
-		const run = await runWithWorkflows([listWorkflows(entries as IDataObject[])], stored, {});
+		const run = await runWithWorkflows([listWorkflows(entries as WorkflowToolSpec[])], stored, {});
 		expect(errorOf(run, 'List Workflows')?.message).toMatch(message);
 	});
 

@@ -96,16 +96,20 @@ export function n8nNode(name: string, type: string, parameters: INode['parameter
 
 /** Manual Trigger → the given nodes, each feeding the next through its first output. */
 export function chain(...nodes: INode[]) {
-	const all = [n8nNode('Start', 'manualTrigger'), ...nodes];
+	return linked([n8nNode('Start', 'manualTrigger'), ...nodes]);
+}
+
+/** The nodes, each feeding the next through its first output. */
+export function linked(nodes: INode[]) {
 	const connections = Object.fromEntries(
-		all
+		nodes
 			.slice(0, -1)
 			.map((node, index) => [
 				node.name,
-				{ main: [[{ node: all[index + 1].name, type: 'main' as const, index: 0 }]] },
+				{ main: [[{ node: nodes[index + 1].name, type: 'main' as const, index: 0 }]] },
 			]),
 	);
-	return { nodes: all, connections };
+	return { nodes, connections };
 }
 
 export function runMcpChain(

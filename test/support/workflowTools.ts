@@ -6,7 +6,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
-import { chain, MCP_CLIENT_TYPE } from './mcpWorkflow';
+import { chain, linked, MCP_CLIENT_TYPE } from './mcpWorkflow';
 import { nodeTypesFrom, runWorkflow, type EngineRun, type RunOptions } from './engine';
 import type { StoredWorkflow } from './subWorkflows';
 
@@ -48,15 +48,13 @@ export function setJson(name: string, jsonOutput: string): INode {
 
 /** A stored workflow of these nodes, each feeding the next. */
 export function storedChain(name: string, ...nodes: INode[]): StoredWorkflow {
-	const connections = Object.fromEntries(
-		nodes
-			.slice(0, -1)
-			.map((node, index) => [
-				node.name,
-				{ main: [[{ node: nodes[index + 1].name, type: 'main' as const, index: 0 }]] },
-			]),
-	);
-	return { name, nodes, connections };
+	return { name, ...linked(nodes) };
+}
+
+/** A Workflow Tools entry, and the fields of its trigger that the editor read into Trigger Inputs. */
+export interface WorkflowToolSpec {
+	entry: IDataObject;
+	read?: IDataObject[];
 }
 
 /** A Workflow Tools entry as the editor saves it: the workflow picked from the list, its trigger's fields read. */
@@ -65,25 +63,27 @@ export function workflowToolEntry(
 	name: string,
 	fields: Array<{ name: string; type?: string }> | 'acceptsAll',
 	more: IDataObject = {},
-): IDataObject {
-	const schema =
-		fields === 'acceptsAll'
-			? []
-			: fields.map((field) => ({
-					id: field.name,
-					displayName: field.name,
-					required: false,
-					defaultMatch: false,
-					display: true,
-					canBeUsedToMatch: false,
-					readOnly: true,
-					...(field.type && { type: field.type }),
-				}));
+): WorkflowToolSpec {
+	const read = (field: string, type?: string) => ({
+		id: `${id}/${field}`,
+		displayName: `${name}: ${field}`,
+		required: false,
+		defaultMatch: false,
+		display: true,
+		canBeUsedToMatch: false,
+		readOnly: true,
+		...(type && { type }),
+	});
 	return {
-		workflowId: { __rl: true, value: id, mode: 'list', cachedResultName: name },
-		inputSchemaFrom: 'trigger',
-		workflowInputs: { mappingMode: 'defineBelow', value: {}, schema },
-		...more,
+		entry: {
+			workflowId: { __rl: true, value: id, mode: 'list', cachedResultName: name },
+			inputSchemaFrom: 'trigger',
+			...more,
+		},
+		read:
+			fields === 'acceptsAll'
+				? [read('*', 'object')]
+				: fields.map((field) => read(field.name, field.type)),
 	};
 }
 
@@ -99,11 +99,16 @@ export function workflowsNode(name: string, parameters: IDataObject): INode {
 	};
 }
 
-/** List Tools of these Workflow Tools entries. */
-export const listWorkflows = (tools: IDataObject[], more: IDataObject = {}) =>
+/** List Tools of these Workflow Tools entries, with what the editor read of their triggers. */
+export const listWorkflows = (tools: WorkflowToolSpec[], more: IDataObject = {}) =>
 	workflowsNode('List Workflows', {
 		operation: 'listTools',
-		workflowTools: { tool: tools },
+		workflowTools: { tool: tools.map(({ entry }) => entry) },
+		workflowInputs: {
+			mappingMode: 'defineBelow',
+			value: {},
+			schema: tools.flatMap(({ read }) => read ?? []),
+		},
 		...more,
 	});
 
@@ -128,11 +133,10 @@ export function runWithWorkflows(
 
 /**
  * What the editor's reader of Trigger Inputs gets: n8n-core's real LocalLoadOptionsContext for
- * the node's parameters, at the path of one Workflow Tools entry, loading workflows from `stored`.
+ * the node's parameters, at the path of Trigger Inputs, loading workflows from `stored`.
  */
 export function triggerReaderContext(
 	parameters: IDataObject,
-	entry: number,
 	stored: Record<string, StoredWorkflow>,
 	nodeTypes: INodeTypes,
 ): ILocalLoadOptionsFunctions {
@@ -149,7 +153,7 @@ export function triggerReaderContext(
 	return new LocalLoadOptionsContext(
 		nodeTypes,
 		additionalData,
-		`parameters.workflowTools.tool[${entry}].workflowInputs`,
+		'parameters.workflowInputs',
 		loader,
 	);
 }

@@ -87,32 +87,10 @@ export const workflowToolProperties: INodeProperties[] = [
 								name: "The Sub-Workflow's Trigger",
 								value: 'trigger',
 								description:
-									"The fields and types its 'When Executed by Another Workflow' trigger defines, read when this node is opened in the editor ('Accept all data': any object)",
+									"The fields and types its 'When Executed by Another Workflow' trigger defines, read into Trigger Inputs when this node is opened in the editor ('Accept all data': any object)",
 							},
 							{ name: 'JSON Schema', value: 'jsonSchema' },
 						],
-					},
-					{
-						displayName: 'Trigger Inputs',
-						name: 'workflowInputs',
-						type: 'resourceMapper',
-						noDataExpression: true,
-						default: { mappingMode: 'defineBelow', value: null },
-						description:
-							'The inputs the trigger defines, as read from the workflow; the model gives their values (values set here are not used)',
-						displayOptions: { show: { inputSchemaFrom: ['trigger'] } },
-						typeOptions: {
-							loadOptionsDependsOn: ['&workflowId.value'],
-							resourceMapper: {
-								localResourceMapperMethod: 'getWorkflowToolInputs',
-								valuesLabel: 'Trigger Inputs',
-								mode: 'map',
-								fieldWords: { singular: 'input', plural: 'inputs' },
-								addAllFields: true,
-								multiKeyMatch: false,
-								supportAutoMap: false,
-							},
-						},
 					},
 					{
 						displayName: 'Input Schema (JSON)',
@@ -135,6 +113,28 @@ export const workflowToolProperties: INodeProperties[] = [
 				],
 			},
 		],
+	},
+	{
+		displayName: 'Trigger Inputs',
+		name: 'workflowInputs',
+		type: 'resourceMapper',
+		noDataExpression: true,
+		default: { mappingMode: 'defineBelow', value: null },
+		description:
+			"The inputs each workflow's trigger defines, read from the workflows when this node is opened (refresh it after changing a workflow); the model gives their values",
+		displayOptions: forWorkflows(['listTools']),
+		typeOptions: {
+			loadOptionsDependsOn: ['workflowTools'],
+			resourceMapper: {
+				localResourceMapperMethod: 'getWorkflowToolInputs',
+				valuesLabel: 'Trigger Inputs',
+				mode: 'map',
+				fieldWords: { singular: 'input', plural: 'inputs' },
+				addAllFields: true,
+				multiKeyMatch: false,
+				supportAutoMap: false,
+			},
+		},
 	},
 	{
 		displayName: 'Max Workflow Depth',

@@ -8,6 +8,7 @@ import {
 	workflowToolName,
 } from '../../../lib/execution/workflowTools';
 import { isConstantParameter } from '../../shared/parameters';
+import { ACCEPTS_ALL_FIELD, NO_INPUTS_FIELD, triggerFieldId } from './triggerInputs';
 
 /** The label workflow tools carry when the node names none, and the "server" their listing names. */
 export const WORKFLOWS_LABEL = 'workflows';
@@ -18,7 +19,6 @@ interface WorkflowToolEntry {
 	toolName?: string;
 	toolDescription?: string;
 	inputSchemaFrom?: 'trigger' | 'jsonSchema';
-	workflowInputs?: { schema?: Array<{ id?: string; type?: string; removed?: boolean }> };
 	jsonSchema?: unknown;
 	readOnly?: boolean;
 }
@@ -36,8 +36,11 @@ export function workflowToolsOf(context: IExecuteFunctions) {
 		const fail = (message: string): never => {
 			throw new NodeOperationError(context.getNode(), message, { itemIndex });
 		};
+		if (entries.length === 0)
+			fail('Workflow Tools holds no workflow: add the workflows to offer as tools');
+		const read = context.getNodeParameter('workflowInputs.schema', itemIndex, []) as ReadField[];
 		const tools = entries.map((entry, index) =>
-			workflowTool(entry as WorkflowToolEntry, index + 1, fail),
+			workflowTool(entry as WorkflowToolEntry, index + 1, read, fail),
 		);
 		const seen = new Set<string>();
 		for (const tool of tools) {
@@ -55,14 +58,26 @@ export function workflowToolsOf(context: IExecuteFunctions) {
 /** Fails the item with a message that names the entry and what to change. */
 type Fail = (message: string) => never;
 
-function workflowTool(entry: WorkflowToolEntry, position: number, fail: Fail): ListedTool {
+/** A field of Trigger Inputs, as the editor saved it. */
+interface ReadField {
+	id?: string;
+	type?: string;
+	removed?: boolean;
+}
+
+function workflowTool(
+	entry: WorkflowToolEntry,
+	position: number,
+	read: ReadField[],
+	fail: Fail,
+): ListedTool {
 	const workflow = workflowOf(entry.workflowId, position, fail);
 	const name = entry.toolName?.trim() || workflowToolName(workflow.name, workflow.id);
 	const called = `Workflow tool ${position} ('${name}')`;
 	const { inputSchema, note } =
 		entry.inputSchemaFrom === 'jsonSchema'
 			? { inputSchema: givenSchema(entry.jsonSchema, called, fail), note: undefined }
-			: triggerSchema(entry, called, workflow, fail);
+			: triggerSchema(read, called, workflow, fail);
 	const described =
 		entry.toolDescription?.trim() || `Runs the n8n workflow '${workflow.name ?? workflow.id}'.`;
 	return {
@@ -101,28 +116,31 @@ function givenSchema(value: unknown, called: string, fail: Fail): JsonSchema {
 }
 
 /**
- * The schema of the trigger's fields as the editor read them into Trigger Inputs: none read (the
- * node was never opened, or the workflow is chosen by an expression) cannot be guessed.
+ * The schema of the workflow's trigger fields as the editor read them into Trigger Inputs: a
+ * workflow never read there (the node was not opened since it was chosen, or it is chosen by an
+ * expression) cannot be guessed.
  */
 function triggerSchema(
-	entry: WorkflowToolEntry,
+	read: ReadField[],
 	called: string,
 	workflow: WorkflowReference,
 	fail: Fail,
 ): { inputSchema: JsonSchema; note?: string } {
-	const fields = entry.workflowInputs?.schema;
-	if (!Array.isArray(fields))
-		fail(
-			`${called}: the inputs of workflow '${workflow.name ?? workflow.id}' were not read from its trigger. Open this node in the editor with the workflow chosen from the list (it reads the trigger's fields into Trigger Inputs), or set Input Schema From to JSON Schema`,
-		);
-	// A trigger that accepts all data defines no fields; fields removed here are not offered.
+	const prefix = triggerFieldId(workflow.id, '');
+	const fields = read.filter((field) => field.id?.startsWith(prefix));
 	if (fields.length === 0)
+		return fail(
+			`${called}: the inputs of workflow '${workflow.name ?? workflow.id}' were not read from its trigger. Open this node in the editor with the workflow chosen from the list (it reads the triggers into Trigger Inputs), or set Input Schema From to JSON Schema`,
+		);
+	const names = fields
+		.filter((field) => !field.removed)
+		.map((field) => ({ name: String(field.id).slice(prefix.length), type: field.type }));
+	if (names.some(({ name }) => name === ACCEPTS_ALL_FIELD))
 		return { inputSchema: triggerInputSchema({ acceptsAll: true }), note: ACCEPTS_ALL_NOTE };
-	const kept = fields.filter((field) => !field.removed && typeof field.id === 'string');
 	return {
 		inputSchema: triggerInputSchema({
 			acceptsAll: false,
-			fields: kept.map((field) => ({ name: String(field.id), type: field.type })),
+			fields: names.filter(({ name }) => name !== NO_INPUTS_FIELD),
 		}),
 	};
 }

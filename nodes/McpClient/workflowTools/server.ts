@@ -19,7 +19,7 @@ import type { Redactor } from '../../../lib/json/redact';
 import type { ToolCallOptions } from '../../../lib/mcp';
 import { reasonOf } from '../../../lib/util/errorReason';
 import { serverLabelOf, type AnsweringServer } from '../server';
-import type { ServerSource, SourceItem } from '../sources';
+import type { ServerListing, ServerSource, SourceItem } from '../sources';
 import { WORKFLOWS_LABEL, workflowToolsOf } from './listing';
 
 /**
@@ -29,6 +29,8 @@ import { WORKFLOWS_LABEL, workflowToolsOf } from './listing';
  */
 export function workflowServers(context: IExecuteFunctions): ServerSource {
 	const toolsFor = workflowToolsOf(context);
+	// Of the whole execution, every item's calls: n8n's run of the node counts its sub-executions.
+	const ran = { subExecutions: 0 };
 	return {
 		secrets: () => [],
 		replayed: false,
@@ -39,14 +41,16 @@ export function workflowServers(context: IExecuteFunctions): ServerSource {
 			name: WORKFLOWS_LABEL,
 			durationMs: 0,
 		}),
-		use: (item, work) => work(workflowServer(context, item)),
+		use: (item, work) => work(workflowServer(context, item, ran)),
 	};
 }
 
-type ServerListing = Awaited<ReturnType<ServerSource['listing']>>;
-
 /** Answers the item's calls of workflow tools, each by the workflow its tool on the item names. */
-function workflowServer(context: IExecuteFunctions, item: SourceItem): AnsweringServer {
+function workflowServer(
+	context: IExecuteFunctions,
+	item: SourceItem,
+	ran: { subExecutions: number },
+): AnsweringServer {
 	const label = serverLabelOf(context, item.itemIndex, WORKFLOWS_LABEL);
 	const maxDepth = context.getNodeParameter('maxWorkflowDepth', item.itemIndex, 3) as number;
 	const tools = new Map(
@@ -54,7 +58,6 @@ function workflowServer(context: IExecuteFunctions, item: SourceItem): Answering
 			.filter((tool) => tool.server === label)
 			.map((tool) => [tool.mcpName ?? tool.name, tool]),
 	);
-	let subExecutions = 0;
 	return {
 		name: WORKFLOWS_LABEL,
 		findTool: async () => undefined,
@@ -63,7 +66,7 @@ function workflowServer(context: IExecuteFunctions, item: SourceItem): Answering
 			const workflow = workflowOfTool(tools.get(name), name);
 			const refused = tooDeep(workflow, maxDepth);
 			if (refused) failCall('serverError', refused);
-			const ran = await runWorkflow(
+			const done = await runWorkflow(
 				context,
 				workflow,
 				args,
@@ -75,13 +78,13 @@ function workflowServer(context: IExecuteFunctions, item: SourceItem): Answering
 					? Promise.reject(error)
 					: failCall('serverError', `Running the ${describe(workflow)} failed: ${reasonOf(error)}`),
 			);
-			subExecutions++;
+			ran.subExecutions++;
 			// The node's run links to a sub-execution in the editor, as n8n's Execute Workflow node does.
 			context.setMetadata({
-				subExecution: { executionId: ran.executionId, workflowId: workflow.id },
-				subExecutionsCount: subExecutions,
+				subExecution: { executionId: done.executionId, workflowId: workflow.id },
+				subExecutionsCount: ran.subExecutions,
 			});
-			return ran.result;
+			return done.result;
 		},
 	};
 }
