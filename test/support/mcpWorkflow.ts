@@ -69,7 +69,8 @@ export function mcpClientNode(
 	extra: Partial<INode> = {},
 ): INode {
 	const connectionType = (parameters.connectionType as ConnectionType | undefined) ?? 'stdio';
-	const credentialType = CREDENTIAL_TYPES[connectionType];
+	// n8n workflows as tools take no credential.
+	const credentialType = (CREDENTIAL_TYPES as Record<string, string>)[connectionType];
 	return {
 		id: name,
 		name,
@@ -77,7 +78,9 @@ export function mcpClientNode(
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: { connectionType, ...parameters },
-		credentials: { [credentialType]: { id: credentialType, name: credentialType } },
+		...(credentialType && {
+			credentials: { [credentialType]: { id: credentialType, name: credentialType } },
+		}),
 		...extra,
 	};
 }

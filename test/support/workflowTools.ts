@@ -6,7 +6,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { McpClient } from '../../nodes/McpClient/McpClient.node';
-import { chain, linked, MCP_CLIENT_TYPE } from './mcpWorkflow';
+import { chain, linked, mcpClientNode } from './mcpWorkflow';
 import { nodeTypesFrom, runWorkflow, type EngineRun, type RunOptions } from './engine';
 import type { StoredWorkflow } from './subWorkflows';
 
@@ -88,16 +88,8 @@ export function workflowToolEntry(
 }
 
 /** An MCP Client node offering n8n workflows as tools (no credential). */
-export function workflowsNode(name: string, parameters: IDataObject): INode {
-	return {
-		id: name,
-		name,
-		type: MCP_CLIENT_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { connectionType: 'workflows', ...parameters },
-	};
-}
+export const workflowsNode = (name: string, parameters: IDataObject) =>
+	mcpClientNode(name, { connectionType: 'workflows', ...parameters });
 
 /** List Tools of these Workflow Tools entries, with what the editor read of their triggers. */
 export const listWorkflows = (tools: WorkflowToolSpec[], more: IDataObject = {}) =>
