@@ -56,6 +56,7 @@ const { values } = parseArgs({
 		workflow: { type: 'string' },
 		scheduled: { type: 'string' },
 		approval: { type: 'string' },
+		'workflow-tools': { type: 'string' },
 		standin: { type: 'string' },
 		'api-key': { type: 'string', default: '' },
 		artifacts: { type: 'string' },
@@ -552,6 +553,44 @@ async function run(): Promise<void> {
 				await p.waitForTimeout(500);
 				await keep('approval-agent.png');
 				return true;
+			},
+		);
+	}
+
+	// ------------------------------------------------------------------ the workflow tools example's canvas
+	if (values['workflow-tools']) {
+		await check(
+			'canvas: the workflow tools example shows both List Tools and both Execute nodes',
+			async () => {
+				await p.goto(`${base}/workflow/${values['workflow-tools']}`);
+				for (const name of [
+					'List Workflow Tools',
+					'Execute Workflow Tool Calls',
+					'Execute MCP Tool Calls',
+				])
+					await canvasNode(name).waitFor({ state: 'visible', timeout: 60_000 * scale });
+				await takeEditing();
+				await p.waitForTimeout(500);
+				await keep('workflow-tools-agent.png');
+				return true;
+			},
+		);
+		await check(
+			"panel: List Workflow Tools shows an entry's workflow and the inputs its trigger defines",
+			async () => {
+				const ndv = await openNode('List Workflow Tools');
+				try {
+					for (const text of ['Trigger Inputs', 'weightKg', 'destination'])
+						await ndv
+							.getByText(text)
+							.first()
+							.waitFor({ state: 'visible', timeout: 30_000 * scale });
+					await ndv.getByText('destination').first().scrollIntoViewIfNeeded();
+					await keep('workflow-tools-panel.png');
+					return true;
+				} finally {
+					await closeNode();
+				}
 			},
 		);
 	}

@@ -95,6 +95,23 @@ export const SCENARIOS: Record<
 			...Array.from({ length: 100 }, () => reply.text(SCENARIOS.schedule.answer)),
 		],
 	},
+	// examples/workflow-tools-agent.json (e2e/phases/workflowTools.ts), run twice: add the weights
+	// with the MCP server's get-sum, price them with the shipping_quote workflow tool, answer.
+	workflowTools: {
+		answer: 'Together they weigh 4.5 kg; shipping them to France costs 10.30 EUR (2 days).',
+		turns: () =>
+			[1, 2].flatMap(() => [
+				reply.toolCalls([{ id: 'call_sum', name: 'get-sum', arguments: '{"a":3,"b":1.5}' }]),
+				reply.toolCalls([
+					{
+						id: 'call_quote',
+						name: 'shipping_quote',
+						arguments: '{"weightKg":4.5,"destination":"FR"}',
+					},
+				]),
+				reply.text(SCENARIOS.workflowTools.answer),
+			]),
+	},
 };
 
 // Request bodies are read as loose JSON.

@@ -42,9 +42,12 @@ export {
 } from './execution/approval';
 export { runToolCall, type CallOutcome, type CallStatus } from './execution/runToolCall';
 export {
+	CALL_RUN,
 	recordedToolServer,
 	RecordedFailure,
+	type CallRun,
 	type ListingToolServer,
+	type ServedResult,
 	type ToolServer,
 } from './execution/toolServer';
 export { takeModelTurn, type DecisionContext, type TurnTaken } from './decision/takeTurn';

@@ -30,6 +30,7 @@ import { approvalPhase } from './approval.ts';
 import { chatPhase } from './chat.ts';
 import { oauthPhase } from './oauth.ts';
 import { clientCredentialsPhase } from './clientCredentials.ts';
+import { workflowToolsPhase } from './workflowTools.ts';
 
 export interface ServedOptions {
 	servers: McpServers;
@@ -184,6 +185,8 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 				results.phase('a chat with memory, streamed (n8n start)');
 				await chatPhase(ctx, running, { ...options, chromium });
 			}
+			results.phase('n8n workflows as tools (n8n start)');
+			const workflowTools = await workflowToolsPhase(ctx, running, options.servers);
 			if (chromium && editor) {
 				results.phase('the editor in a browser (Chromium)');
 				await browserChecks(
@@ -191,7 +194,7 @@ export async function servedPhases(ctx: RunContext, options: ServedOptions): Pro
 					base,
 					chromium,
 					editor,
-					{ scheduled, approvalWorkflow },
+					{ scheduled, approvalWorkflow, workflowTools },
 					options.updateDocs,
 					startLog,
 				);
@@ -395,7 +398,7 @@ async function browserChecks(
 	base: string,
 	chromium: string,
 	editor: StandIn,
-	workflows: { scheduled: boolean; approvalWorkflow?: string },
+	workflows: { scheduled: boolean; approvalWorkflow?: string; workflowTools?: string },
 	updateDocs: boolean,
 	startLog: string,
 ): Promise<void> {
@@ -422,6 +425,7 @@ async function browserChecks(
 			String(ctx.scale),
 			...(workflows.scheduled ? ['--scheduled', 'e2eScheduledInbox'] : []),
 			...(workflows.approvalWorkflow ? ['--approval', workflows.approvalWorkflow] : []),
+			...(workflows.workflowTools ? ['--workflow-tools', workflows.workflowTools] : []),
 		],
 		{ name: 'browser', limitS: 600 },
 	);
@@ -447,6 +451,7 @@ async function browserChecks(
 			'editor-loop.png': 'editor-loop.png',
 			'editor-model-output.png': 'editor-node-output.png',
 			'approval-agent.png': 'approval-agent.png',
+			'workflow-tools-agent.png': 'workflow-tools-agent.png',
 		};
 		for (const [artifact, doc] of Object.entries(shown)) {
 			if (existsSync(join(ARTIFACTS, artifact)))

@@ -54,5 +54,6 @@ export function toConversationTool(listed: ListedTool, name: string, server: str
 	if (listed.outputSchema !== undefined)
 		tool.outputSchema = listed.outputSchema as Tool['outputSchema'];
 	if (listed.annotations !== undefined) tool.annotations = listed.annotations;
+	if (listed.workflow !== undefined) tool.workflow = listed.workflow;
 	return tool;
 }

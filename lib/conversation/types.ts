@@ -95,6 +95,14 @@ export interface Tool {
 	server?: string;
 	/** The name the MCP server knows the tool by. */
 	mcpName?: string;
+	/** The n8n workflow that answers the tool's calls, for a tool of n8n workflows. */
+	workflow?: WorkflowReference;
+}
+
+/** An n8n workflow by its id, with its name as it was when the tool was listed. */
+export interface WorkflowReference {
+	id: string;
+	name?: string;
 }
 
 /** A call the model asked for that no executor has answered yet. */

@@ -236,7 +236,7 @@ export function callTrace(
 		traceEntry(
 			'tools.call.result',
 			resultTiming,
-			{ server, ...names, status: outcome.status },
+			{ server, ...names, status: outcome.status, ...(outcome.run && { run: outcome.run }) },
 			result,
 			policy,
 			replayed && outcome.called !== undefined,

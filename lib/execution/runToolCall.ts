@@ -15,7 +15,7 @@ import { describeCallFailure, type CallFailureStatus } from './failures';
 import { redactResult } from './redactResult';
 import { toToolMessage, type BinaryStore } from './resultMessage';
 import { describeServerAsks, type ServerAsk } from './serverAsks';
-import { RecordedFailure, type ToolServer } from './toolServer';
+import { CALL_RUN, RecordedFailure, type CallRun, type ToolServer } from './toolServer';
 
 export type CallStatus =
 	| 'ok'
@@ -49,6 +49,8 @@ export interface CallOutcome {
 	result?: CallToolResult;
 	/** What the server asked this client during the call (elicitation, sampling), in order. */
 	serverAsks: ServerAsk[];
+	/** Where the call ran, when the server told (an n8n sub-execution). */
+	run?: CallRun;
 }
 
 export interface CallContext {
@@ -148,11 +150,16 @@ export async function runToolCall(
 		},
 	};
 	let result: CallToolResult;
+	let run: CallRun | undefined;
 	try {
-		result = redactResult(
-			await context.server.callTool(tool.mcpName ?? tool.name, args, options, call.id),
-			context.redactor,
+		const { [CALL_RUN]: ranAs, ...served } = await context.server.callTool(
+			tool.mcpName ?? tool.name,
+			args,
+			options,
+			call.id,
 		);
+		run = ranAs;
+		result = redactResult(served, context.redactor);
 	} catch (error) {
 		// A dry run that no longer matches its recording is the run's failure, not the tool's.
 		if (error instanceof ReplayDriftError) throw error;
@@ -163,17 +170,26 @@ export async function runToolCall(
 		// Cancelled before it was sent: the server never saw it, so no request is traced.
 		if (error instanceof CallCancelledError && !error.sent)
 			return { ...refuse(status, text, check), tool };
+		const failedRun = error instanceof RecordedFailure ? error.run : undefined;
 		return {
 			...refuse(status, withAsks(text, asks), check),
 			...sent,
 			called: { startedAt, durationMs: Date.now() - startedAt },
+			...(failedRun && { run: context.redactor.values(failedRun) }),
 		};
 	}
 	const called = { startedAt, durationMs: Date.now() - startedAt };
 
 	const message = await toToolMessage(call.id, call.name, result, context.storeBinary);
 	message.content = context.redactor.values(withAsks(message.content, asks));
-	const answered = { message, ...sent, called, result, serverAsks: asks };
+	const answered = {
+		message,
+		...sent,
+		called,
+		result,
+		serverAsks: asks,
+		...(run && { run: context.redactor.values(run) }),
+	};
 	const outputProblem = result.isError ? undefined : checkOutput(tool, result, context.validator);
 	if (outputProblem) {
 		message.isError = true;

@@ -2,6 +2,18 @@ import type { CallToolResult, McpTool, ToolCallOptions } from '../mcp/connection
 import type { Recording, RunPlace } from '../trace/recording';
 import type { CallFailureStatus } from './failures';
 
+/**
+ * Where a call ran, when the server can say: an n8n workflow tool's sub-execution (its id, workflow
+ * and status). Traced on the call's result, so a person opens the very run that answered.
+ */
+export type CallRun = Record<string, unknown>;
+
+/** The key of a result's CallRun: a symbol, so no key a server sends can pass for one. */
+export const CALL_RUN = Symbol('callRun');
+
+/** A tools/call result, with where the call ran when the server tells. */
+export type ServedResult = CallToolResult & { [CALL_RUN]?: CallRun };
+
 /** What the executor needs of a server: a live connection, or a recorded run answering in its place. */
 export interface ToolServer {
 	/** `tools/call`. `callId` is the model's id of the call: a recording finds its answer by it. */
@@ -10,7 +22,7 @@ export interface ToolServer {
 		args: Record<string, unknown>,
 		options: ToolCallOptions,
 		callId: string,
-	): Promise<CallToolResult>;
+	): Promise<ServedResult>;
 	stderrTail(): string;
 	/** True when a recording answers in the server's place: the trace says so. */
 	readonly replayed?: boolean;
@@ -21,11 +33,16 @@ export interface ListingToolServer extends ToolServer {
 	findTool(name: string): Promise<McpTool | undefined>;
 }
 
-/** A call that failed at the server in the recorded run (timeout, lost connection…): replayed as that same failure. */
+/**
+ * A call that failed at the server in words the server gives itself: a failure of the recorded run
+ * (timeout, lost connection…) replayed as that same failure, or one a workflow tool describes.
+ */
 export class RecordedFailure extends Error {
 	constructor(
 		readonly status: CallFailureStatus,
 		message: string,
+		/** Where the call ran before it failed, when known. */
+		readonly run?: CallRun,
 	) {
 		super(message);
 	}

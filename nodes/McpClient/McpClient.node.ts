@@ -30,6 +30,8 @@ import { nodeSamplingOf, samplingCredentials, type NodeSampling } from './operat
 import { approvalPolicyOf, callSettingsOf } from './operations/settings';
 import { serverConfigFor, type ConnectionType } from './serverConfig';
 import { liveServers, recordedServers } from './sources';
+import { workflowServers } from './workflowTools/server';
+import { getWorkflowToolInputs } from './workflowTools/triggerInputs';
 
 const OPERATION_NAMES: Record<string, string> = {
 	listTools: 'List Tools',
@@ -102,6 +104,7 @@ export class McpClient implements INodeType {
 		loadOptions: { getToolNames },
 		listSearch: { searchTools, searchResources, searchPrompts },
 		resourceMapping: { getToolArgumentFields, getPromptArgumentFields },
+		localResourceMapping: { getWorkflowToolInputs },
 		credentialTest: { mcpServerConnection },
 	};
 
@@ -133,7 +136,9 @@ async function runOperation(
 		const sampling = dryRun ? { secrets: [] } : await samplingOf(context, operation);
 		const servers = dryRun
 			? recordedServers(context)
-			: liveServers(context, await nodeServerConfig(context, sampling));
+			: context.getNodeParameter('connectionType', 0) === 'workflows'
+				? workflowServers(context)
+				: liveServers(context, await nodeServerConfig(context, sampling));
 		const redaction = nodeRedactions(context, () => [...servers.secrets(), ...sampling.secrets]);
 		if (operation === 'listTools')
 			return processItems(context, 1, Infinity, listTools(context, servers, redaction), redaction);
@@ -185,6 +190,11 @@ async function nodeServerConfig(
 	sampling: NodeSampling,
 ): Promise<McpServerConfig> {
 	const connectionType = context.getNodeParameter('connectionType', 0) as ConnectionType;
+	if ((connectionType as string) === 'workflows')
+		throw new NodeOperationError(
+			context.getNode(),
+			'n8n Workflows as Tools offers List Tools and Execute Tool Calls; the other operations need an MCP server',
+		);
 	try {
 		const config = await serverConfigFor(context, connectionType);
 		return sampling.capability ? { ...config, sampling: sampling.capability } : config;

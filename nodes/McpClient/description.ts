@@ -7,6 +7,7 @@ import { samplingProperties } from './operations/sampling';
 import { getPromptProperties } from './operations/getPrompt';
 import { readResourceProperties } from './operations/readResource';
 import { serverItemLocator } from './operations/serverItemLocator';
+import { WORKFLOWS_CONNECTION, workflowToolProperties } from './workflowTools/description';
 
 const show = (operation: string[]) => ({ show: { operation } });
 /** Inside the Options collection: settings of tool calls only. */
@@ -68,6 +69,7 @@ export const properties: INodeProperties[] = [
 				description:
 					"For n8n before 1.119, which cannot discover a server's authorization server: enter its URLs and client",
 			},
+			WORKFLOWS_CONNECTION,
 		],
 	},
 	{
@@ -76,6 +78,7 @@ export const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		default: 'listTools',
+		displayOptions: { hide: { connectionType: ['workflows'] } },
 		options: [
 			{
 				name: 'List Tools',
@@ -129,6 +132,7 @@ export const properties: INodeProperties[] = [
 			},
 		],
 	},
+	...workflowToolProperties,
 	{
 		displayName: 'Server Label',
 		name: 'serverLabel',
@@ -149,7 +153,7 @@ export const properties: INodeProperties[] = [
 			{ name: 'Selected', value: 'only' },
 			{ name: 'All Except', value: 'except' },
 		],
-		displayOptions: show(['listTools']),
+		displayOptions: { ...show(['listTools']), hide: { connectionType: ['workflows'] } },
 	},
 	toolNames('Tools', 'includeTools', { operation: ['listTools'], toolFilter: ['only'] }),
 	toolNames('Tools to Leave Out', 'excludeTools', {
@@ -341,6 +345,7 @@ export const properties: INodeProperties[] = [
 				default: false,
 				description:
 					"Whether workflows that use the same credential share one server process (and its state). Off: each workflow gets its own, so one workflow's data never reaches another.",
+				displayOptions: { hide: { '/connectionType': ['workflows'] } },
 			},
 		],
 	},

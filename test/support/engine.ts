@@ -38,6 +38,7 @@ import {
 import { name as packageName } from '../../package.json';
 import { checkContract } from './contract';
 import type { DataTables } from './dataTables';
+import { subWorkflowRunner, type StoredWorkflow, type SubExecution } from './subWorkflows';
 
 export interface WorkflowJson {
 	nodes: INode[];
@@ -66,6 +67,8 @@ export interface RunOptions {
 	onChunk?: (chunk: StructuredChunk) => void | Promise<void>;
 	/** n8n's Data tables for its Data table node: a stand-in (test/support/dataTables.ts). */
 	dataTables?: DataTables;
+	/** The workflows sub-workflow calls may run, by id, each run for real in a nested WorkflowExecute. */
+	workflows?: Record<string, StoredWorkflow>;
 }
 
 export interface NodeRun {
@@ -88,6 +91,8 @@ export interface EngineRun {
 	credentials: Record<string, ICredentialDataDecryptedObject>;
 	/** What Respond to Webhook nodes sent back, in order: a webhook caller's answers. */
 	responses: IExecuteResponsePromiseData[];
+	/** The sub-executions the run made, in the order they started. */
+	subExecutions: SubExecution[];
 }
 
 /**
@@ -105,6 +110,12 @@ const N8N_NODES: Record<string, [path: string, className: string]> = {
 	convertToFile: ['Files/ConvertToFile/ConvertToFile.node', 'ConvertToFile'],
 	dataTable: ['DataTable/DataTable.node', 'DataTable'],
 	readWriteFile: ['Files/ReadWriteFile/ReadWriteFile.node', 'ReadWriteFile'],
+	executeWorkflowTrigger: [
+		'ExecuteWorkflow/ExecuteWorkflowTrigger/ExecuteWorkflowTrigger.node',
+		'ExecuteWorkflowTrigger',
+	],
+	stopAndError: ['StopAndError/StopAndError.node', 'StopAndError'],
+	splitOut: ['Transform/SplitOut/SplitOut.node', 'SplitOut'],
 };
 
 const loadedN8nNodes = new Map<string, INodeType | IVersionedNodeType>();
@@ -147,6 +158,11 @@ class TestNodeTypes implements INodeTypes {
 		];
 		return Object.fromEntries(known.map((type) => [type, {}]));
 	}
+}
+
+/** n8n's node types as the engine tests know them: these, and n8n's own nodes. */
+export function engineNodeTypes(types: NodeTypeMap): INodeTypes {
+	return new TestNodeTypes(types);
 }
 
 // Stores credentials by type, decrypted, where n8n would load and decrypt them from the database.
@@ -263,7 +279,7 @@ export async function allowedFilesFolder(): Promise<string> {
 	return process.env.N8N_RESTRICT_FILE_ACCESS_TO!;
 }
 
-// Only what a manual run reads; sub-workflows, task runners and webhooks are not wired.
+// Only what a manual run reads; task runners and webhooks are not wired (sub-workflows: runWorkflow).
 function additionalDataFor(
 	workflowData: ConstructorParameters<typeof ExecutionLifecycleHooks>[2],
 	executionId: string,
@@ -275,6 +291,7 @@ function additionalDataFor(
 		executionId,
 		currentNodeExecutionIndex: 0,
 		variables: {},
+		instanceBaseUrl: 'http://localhost:5678/',
 		// For $execution.resumeUrl in expressions.
 		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
 		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
@@ -339,6 +356,17 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	const workflow = new Workflow({ ...workflowData, nodeTypes });
 	const executionId = '1';
 	const additionalData = additionalDataFor(workflowData, executionId, options.credentials);
+	const subExecutions: SubExecution[] = [];
+	// Sub-executions share the run's credentials, as n8n's share its database.
+	additionalData.executeWorkflow = subWorkflowRunner(
+		options.workflows ?? {},
+		nodeTypes,
+		(id) => ({
+			...additionalDataFor(workflowData, id, {}),
+			credentialsHelper: additionalData.credentialsHelper,
+		}),
+		subExecutions,
+	);
 	if (options.dataTables)
 		Object.assign(additionalData, {
 			'data-table': options.dataTables.module,
@@ -376,7 +404,10 @@ export async function runWorkflow(json: WorkflowJson, options: RunOptions): Prom
 	}
 	const order = ran.sort((a, b) => a.index - b.index).map((run) => run.name);
 	const { byType } = additionalData.credentialsHelper as TestCredentialsHelper;
-	const run = { status: raw.status, nodes, order, error, raw, credentials: byType, responses };
+	const run = {
+		...{ status: raw.status, nodes, order, error, raw },
+		...{ credentials: byType, responses, subExecutions },
+	};
 	for (const node of json.nodes) {
 		for (const nodeRun of nodes[node.name] ?? [])
 			(options.checkOutput ?? checkContract)(node, nodeRun.outputs.flat());

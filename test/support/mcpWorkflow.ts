@@ -69,7 +69,8 @@ export function mcpClientNode(
 	extra: Partial<INode> = {},
 ): INode {
 	const connectionType = (parameters.connectionType as ConnectionType | undefined) ?? 'stdio';
-	const credentialType = CREDENTIAL_TYPES[connectionType];
+	// n8n workflows as tools take no credential.
+	const credentialType = (CREDENTIAL_TYPES as Record<string, string>)[connectionType];
 	return {
 		id: name,
 		name,
@@ -77,7 +78,9 @@ export function mcpClientNode(
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: { connectionType, ...parameters },
-		credentials: { [credentialType]: { id: credentialType, name: credentialType } },
+		...(credentialType && {
+			credentials: { [credentialType]: { id: credentialType, name: credentialType } },
+		}),
 		...extra,
 	};
 }
@@ -96,16 +99,20 @@ export function n8nNode(name: string, type: string, parameters: INode['parameter
 
 /** Manual Trigger → the given nodes, each feeding the next through its first output. */
 export function chain(...nodes: INode[]) {
-	const all = [n8nNode('Start', 'manualTrigger'), ...nodes];
+	return linked([n8nNode('Start', 'manualTrigger'), ...nodes]);
+}
+
+/** The nodes, each feeding the next through its first output. */
+export function linked(nodes: INode[]) {
 	const connections = Object.fromEntries(
-		all
+		nodes
 			.slice(0, -1)
 			.map((node, index) => [
 				node.name,
-				{ main: [[{ node: all[index + 1].name, type: 'main' as const, index: 0 }]] },
+				{ main: [[{ node: nodes[index + 1].name, type: 'main' as const, index: 0 }]] },
 			]),
 	);
-	return { nodes: all, connections };
+	return { nodes, connections };
 }
 
 export function runMcpChain(
