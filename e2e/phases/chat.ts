@@ -24,7 +24,6 @@ import {
 	executionsOf,
 	OWNER,
 	publishWorkflow,
-	rest,
 	send,
 	signIn,
 	type Loose,
@@ -38,11 +37,11 @@ import {
 	type Said,
 	type Stored,
 } from '../chatStream.ts';
+import { checkRequests, checkRows } from '../chatChecks.ts';
 import { everythingCredential, openAiCredential, type McpServers } from './credentials.ts';
 
 const TRIGGER = 'When chat message received';
 const SAVE = 'Save Conversation';
-const TABLE = 'chat_memory';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The stand-in's answers (e2e/standin.ts, `chat`) with the real server's tool results in them. */
@@ -109,7 +108,7 @@ export async function chatPhase(
 		if (!chat) return;
 		const sessionId = `e2e-${randomHex(6)}`;
 		await runSession(ctx, chat, sessionId, SESSION);
-		await checkRows(ctx, chat, new Map([[sessionId, SESSION]]));
+		await checkRows(ctx, chat.n8n, chat.label, new Map([[sessionId, SESSION]]));
 		await runTogether(ctx, chat);
 		// Measured on the pinned n8n only: the run on the newest release checks behaviour.
 		if (ctx.n8nBin === N8N_BIN) sessions.push(await longSession(ctx, chat));
@@ -122,7 +121,7 @@ export async function chatPhase(
 	} finally {
 		await ctx.stopStandIn(standIn);
 	}
-	checkRequests(ctx, 'chat', standIn, sessions);
+	checkRequests(ctx, 'chat', standIn, sessions, SESSION);
 }
 
 /** The example on a queue-mode main and its workers (their logs name the executions they ran). */
@@ -158,7 +157,7 @@ export async function chatInQueue(
 			session.push(SESSION[2]);
 			ids.push(...(await runSession(ctx, chat, sessionId, session, session.length - 1)));
 		}
-		await checkRows(ctx, chat, new Map([[sessionId, session]]));
+		await checkRows(ctx, chat.n8n, chat.label, new Map([[sessionId, session]]));
 		const ranBy = ids.map(workerOf);
 		const shown = ranBy.map((name, n) => `message ${n + 1} (execution ${ids[n]}): ${name}`);
 		ctx.results.check(
@@ -172,7 +171,7 @@ export async function chatInQueue(
 	} finally {
 		await ctx.stopStandIn(standIn);
 	}
-	checkRequests(ctx, label, standIn, [session]);
+	checkRequests(ctx, label, standIn, [session], SESSION);
 }
 
 /** The queue-mode main's owner, set up on its first start (nobody signed in there before). */
@@ -340,56 +339,7 @@ async function runTogether(ctx: RunContext, chat: Chat): Promise<void> {
 		wrong.length === 0,
 		wrong.join('; '),
 	);
-	await checkRows(ctx, chat, new Map(ids.map((id, n) => [id, TOGETHER[n]])));
-}
-
-/** The rows of the memory table, read through n8n's REST API for data tables. */
-async function tableRows(n8n: RunningN8n): Promise<Loose[]> {
-	const tables = await rest(n8n, 'GET', '/rest/data-tables-global?take=100');
-	const listed: Loose[] = tables.json?.data?.data ?? tables.json?.data ?? [];
-	const table = listed.find((each) => each.name === TABLE);
-	if (!table)
-		throw new Error(`no table ${TABLE}: HTTP ${tables.status} ${tables.text.slice(0, 200)}`);
-	const path = `/rest/projects/${table.projectId}/data-tables/${table.id}/rows?take=1000`;
-	const rows = await rest(n8n, 'GET', path);
-	const data = rows.json?.data?.data;
-	if (!Array.isArray(data))
-		throw new Error(`GET ${path}: HTTP ${rows.status} ${rows.text.slice(0, 200)}`);
-	return data;
-}
-
-/** Each session's rows: one per message, turns 1, 2, …, each the message and its answer. */
-async function checkRows(
-	ctx: RunContext,
-	chat: Chat,
-	sessions: Map<string, Said[]>,
-): Promise<void> {
-	const name = `${chat.label}: the Data table ${TABLE} (read through n8n's REST API) holds a row per message of ${sessions.size === 1 ? 'the session' : 'each session'}, turn by turn, with that message and its answer`;
-	try {
-		const rows = await tableRows(chat.n8n);
-		const wrong = [...sessions].flatMap(([id, session]) => {
-			const own = rows
-				.filter((row) => row.sessionId === id)
-				.sort((a, b) => a.turn - b.turn)
-				.map((row) => ({ turn: row.turn, messages: JSON.parse(row.messages) as Loose[] }));
-			const fits =
-				own.length === session.length &&
-				own.every(
-					({ turn, messages }, n) =>
-						turn === n + 1 &&
-						messages[0]?.content === session[n].says &&
-						messages.at(-1)?.content === session[n].answer,
-				);
-			return fits
-				? []
-				: [
-						`${id}: ${JSON.stringify(own.map(({ turn, messages }) => [turn, messages[0]?.content, messages.at(-1)?.content]))}`,
-					];
-		});
-		ctx.results.check(name, wrong.length === 0, `${rows.length} rows; ${wrong.join('; ')}`);
-	} catch (error) {
-		ctx.results.fail(name, (error as Error).message);
-	}
+	await checkRows(ctx, chat.n8n, chat.label, new Map(ids.map((id, n) => [id, TOGETHER[n]])));
 }
 
 /** n8n's hosted chat page in Chromium (e2e/chatPage.ts); its screenshot to docs/ when asked. */
@@ -416,73 +366,4 @@ async function pageChecks(
 		copyFileSync(screenshot, join(PROJECT_ROOT, 'docs/chat-agent.png'));
 		console.log('    copied to docs/: chat-agent.png');
 	}
-}
-
-/**
- * What the model was sent: each request holds one session's messages only (its person's messages
- * a beginning of that session's, its tool results that session's), and message 3 of the first
- * session carries message 1's get-sum call and the real server's result.
- */
-function checkRequests(ctx: RunContext, label: string, standIn: StandIn, sessions: Said[][]): void {
-	let state: Loose;
-	try {
-		state = JSON.parse(readFileSync(standIn.state, 'utf8'));
-	} catch (error) {
-		return ctx.results.fail(
-			`${label}: the stand-in's record could be read`,
-			(error as Error).message,
-		);
-	}
-	const requests: Loose[] = (state.requests ?? [])
-		.filter(
-			(request: Loose) => request.method === 'POST' && request.path.endsWith('/chat/completions'),
-		)
-		.map((request: Loose) => request.body?.messages ?? []);
-	const ofRole = (messages: Loose[], role: string) =>
-		messages.filter((message) => message.role === role).map((message) => String(message.content));
-	const strays = requests.filter((messages) => {
-		const users = ofRole(messages, 'user');
-		const owner = sessions.filter((session) => users.every((said, n) => session[n]?.says === said));
-		return (
-			owner.length !== 1 ||
-			ofRole(messages, 'tool').some((result) => !owner[0].some(({ tool }) => tool === result))
-		);
-	});
-	ctx.results.check(
-		`${label}: each of the model's ${requests.length} requests carries the messages and tool results of one session only`,
-		strays.length === 0 && requests.length > 0,
-		strays
-			.map((messages) => JSON.stringify(ofRole(messages, 'user')))
-			.slice(0, 3)
-			.join('; '),
-	);
-	const [first, , last] = SESSION;
-	const third = requests.find((messages) => {
-		const users = ofRole(messages, 'user');
-		return users[0] === first.says && users.at(-1) === last.says;
-	});
-	const at = (third ?? []).findIndex(
-		(message: Loose) =>
-			message.role === 'assistant' && message.tool_calls?.[0]?.function?.name === 'get-sum',
-	);
-	const call = third?.[at]?.tool_calls?.[0];
-	const result = third?.[at + 1];
-	const args = (() => {
-		try {
-			return JSON.parse(call?.function?.arguments);
-		} catch {
-			return undefined;
-		}
-	})();
-	ctx.results.check(
-		`${label}: message 3's model request carries message 1's get-sum call and, after it, the tool message with its result (${JSON.stringify(first.tool)})`,
-		JSON.stringify(ofRole(third ?? [], 'user')) ===
-			JSON.stringify(SESSION.map(({ says }) => says)) &&
-			args?.a === 17 &&
-			args?.b === 25 &&
-			result?.role === 'tool' &&
-			result.tool_call_id === call.id &&
-			result.content === first.tool,
-		`the request: ${JSON.stringify(third ?? 'none').slice(0, 600)}`,
-	);
 }
