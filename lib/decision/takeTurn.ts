@@ -154,6 +154,7 @@ function turnTrace(
 				...(turn.usage && { usage: turn.usage }),
 				tokens: turn.tokens,
 				...(turn.usageWarnings && { usageWarnings: turn.usageWarnings }),
+				...(turn.unanswered && { unanswered: turn.unanswered }),
 				cost: turn.cost,
 				...(turn.cost === null ? { costUnknown: turn.costUnknown } : { price: turn.price }),
 				toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name })),

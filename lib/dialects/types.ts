@@ -92,6 +92,11 @@ export interface ModelTurn {
 	tokens: TokenCounts;
 	/** Counts in the vendor's usage that could not be read (wrong type, below zero), left out. */
 	usageWarnings?: string[];
+	/**
+	 * What the model asked of its client that is no function call this node hands on (a Responses
+	 * `custom_tool_call` or `local_shell_call`, say), each named: a turn of only these is no answer.
+	 */
+	unanswered?: string[];
 }
 
 /** Folds streamed events into the body a non-streamed call would have returned. */

@@ -74,6 +74,23 @@ function nameRule(dialect: DialectId, pattern: RegExp, says: string, see: string
 	};
 }
 
+/**
+ * OpenAI answers 400 "Invalid schema for function '…': In context=(), object schema missing
+ * properties" for a root object without `properties` (strict or not), as MCP servers send for
+ * tools without arguments (spring-ai #4776, kubernetes-mcp-server #340, fast-agent #143).
+ */
+function propertiesRule(dialect: DialectId, see: string): VendorRule {
+	return {
+		says: 'An object schema must declare properties: "In context=(), object schema missing properties".',
+		see,
+		check: eachFunction(dialect, (fn) =>
+			isRecord(fn.schema) && fn.schema.type === 'object' && !isRecord(fn.schema.properties)
+				? ['object schema missing properties']
+				: [],
+		),
+	};
+}
+
 function objectRootRule(dialect: DialectId, says: string, see: string): VendorRule {
 	return {
 		says,
@@ -288,6 +305,8 @@ export function geminiSchemaProblems(node: unknown, path = '#'): string[] {
 	const properties = isRecord(node.properties) ? node.properties : {};
 	if (node.properties !== undefined && !isRecord(node.properties))
 		problems.push(at('properties is not a map'));
+	else if (node.properties !== undefined && Object.keys(properties).length === 0)
+		problems.push(at('properties: should be non-empty for OBJECT type'));
 	const undeclared = list(node.required).filter((name) => !Object.hasOwn(properties, String(name)));
 	if (node.required !== undefined && (!Array.isArray(node.required) || undeclared.length > 0))
 		problems.push(
@@ -359,6 +378,7 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 			'parameters: the arguments described as a JSON Schema object; the API refuses a schema whose type is not "object".',
 			CHAT_TOOLS,
 		),
+		propertiesRule('openaiChat', CHAT_TOOLS),
 		...strictRules('openaiChat'),
 	],
 	openaiResponses: [
@@ -380,6 +400,7 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 			'parameters: a JSON Schema object describing the parameters of the function; its type must be "object".',
 			RESPONSES_TOOLS,
 		),
+		propertiesRule('openaiResponses', RESPONSES_TOOLS),
 		...strictRules('openaiResponses'),
 	],
 	anthropic: [

@@ -57,7 +57,7 @@ function calledTools(
 	return [...new Set(called)].map((name) => ({
 		name: names.toVendor(name),
 		description: 'Called earlier in this conversation; not offered now.',
-		input_schema: { type: 'object' },
+		input_schema: { type: 'object', properties: {} },
 	}));
 }
 

@@ -25,7 +25,7 @@ export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMa
 	const { assistantCalls, toolCalls } = collectToolCalls(
 		blocks
 			.filter((block) => block.type === 'tool_use')
-			.map((block) => ({ id: block.id, name: block.name, arguments: block.input })),
+			.map((block) => ({ id: block.id, name: block.name, arguments: block.input, sent: block })),
 		names,
 	);
 	const text = textOf(blocks);

@@ -33,6 +33,7 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 			id: call?.id,
 			name: call?.function?.name,
 			arguments: call?.function?.arguments,
+			sent: call,
 		})),
 		names,
 	);

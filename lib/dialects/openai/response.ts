@@ -1,4 +1,4 @@
-import { collectToolCalls, textBesideCalls } from '../calls';
+import { collectToolCalls, expandParallelCall, textBesideCalls } from '../calls';
 import { excerpt, isRecord, recordsIn } from '../../json/value';
 import { rejectErrorBody } from '../errors';
 import { modelName, usageOfTurn } from '../usage';
@@ -23,11 +23,14 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		(call) => call.type === undefined || call.type === 'function',
 	);
 	const { assistantCalls, toolCalls } = collectToolCalls(
-		functionCalls.map((call) => ({
-			id: call.id,
-			name: call.function?.name,
-			arguments: call.function?.arguments,
-		})),
+		functionCalls.flatMap((call) =>
+			expandParallelCall({
+				id: call.id,
+				name: call.function?.name,
+				arguments: call.function?.arguments,
+				sent: call,
+			}),
+		),
 		names,
 	);
 
