@@ -35,6 +35,8 @@ export interface ModelSettings {
 	/** Ask for strict schemas where the vendor has them; tools that cannot be made strict are sent as they are and named. */
 	strict?: boolean;
 	stream: boolean;
+	/** Fields merged into the request body, for what the node does not model; a field the node writes is refused. */
+	bodyFields?: Record<string, unknown>;
 }
 
 /** Where a model API is and how to authenticate; each dialect's http.ts turns it into URL and headers. */

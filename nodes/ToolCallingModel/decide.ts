@@ -14,6 +14,7 @@ import { readConversation } from '../../lib/conversation/read';
 import type { Conversation } from '../../lib/conversation/types';
 import { PendingCallsError, UnknownToolChoiceError } from '../../lib/decision/readiness';
 import { takeModelTurn } from '../../lib/decision/takeTurn';
+import { BodyFieldError } from '../../lib/dialects/settings';
 import { UnsupportedSettingError } from '../../lib/dialects/types';
 import { ModelApiError } from '../../lib/model/errors';
 import { ReplayDriftError } from '../../lib/trace/recording';
@@ -141,6 +142,10 @@ function nodeErrorOfTurn(
 		itemIndex,
 		...(error instanceof UnsupportedSettingError && {
 			description: 'The provider has no such setting: change it, or pick another provider.',
+		}),
+		...(error instanceof BodyFieldError && {
+			description:
+				'Additional Body Fields is for what the node does not model; it never overwrites what the node sends.',
 		}),
 		...(error instanceof ReplayDriftError && {
 			description:

@@ -124,6 +124,14 @@ export const properties: INodeProperties[] = [
 		default: {},
 		options: [
 			{
+				displayName: 'Additional Body Fields',
+				name: 'bodyFields',
+				type: 'json',
+				default: '{}',
+				description:
+					'Fields merged into every request body, for what the node does not model: seed, top_k, safety settings, a vendor’s beta field. Objects merge with what the node sets (Gemini’s generationConfig). A field the node writes (messages, tools, model, stream…) or already sets from an option is refused by name.',
+			},
+			{
 				displayName: 'Announce Tool Calls',
 				name: 'announceToolCalls',
 				type: 'boolean',

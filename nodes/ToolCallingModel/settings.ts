@@ -19,6 +19,7 @@ export interface NodeSettings {
 
 interface Options {
 	announceToolCalls?: boolean;
+	bodyFields?: unknown;
 	maxRetries?: number;
 	maxRounds?: number;
 	maxTokens?: number;
@@ -49,6 +50,10 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 			maxTokens: options.maxTokens,
 			strict: options.strict ?? false,
 			stream: options.stream ?? false,
+			...optionalObject(
+				'bodyFields',
+				jsonObjectOption(context, itemIndex, options.bodyFields, 'Additional Body Fields'),
+			),
 		},
 		request: {
 			maxTokensField: options.maxTokensField ?? 'max_completion_tokens',
@@ -78,4 +83,46 @@ export function concurrencyOf(context: IExecuteFunctions): number {
 		(context.getNodeParameter('options.concurrency', 0, DEFAULT_CONCURRENCY) as number) ||
 		DEFAULT_CONCURRENCY
 	);
+}
+
+/**
+ * A JSON option that must hold an object (as text, or an object an expression gave); empty is none.
+ * Anything else stops the item, naming the option.
+ */
+export function jsonObjectOption(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+	label: string,
+): Record<string, unknown> | undefined {
+	let parsed = value;
+	if (typeof value === 'string') {
+		if (value.trim() === '') return undefined;
+		try {
+			parsed = JSON.parse(value);
+		} catch (error) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`${label} is not valid JSON: ${(error as Error).message}`,
+				{ itemIndex },
+			);
+		}
+	}
+	if (parsed === undefined || parsed === null) return undefined;
+	if (typeof parsed !== 'object' || Array.isArray(parsed))
+		throw new NodeOperationError(
+			context.getNode(),
+			`${label} must be a JSON object, but it is ${Array.isArray(parsed) ? 'a list' : typeof parsed}`,
+			{ itemIndex },
+		);
+	return parsed as Record<string, unknown>;
+}
+
+function optionalObject<K extends string>(
+	key: K,
+	value: Record<string, unknown> | undefined,
+): { [key in K]?: Record<string, unknown> } {
+	return value && Object.keys(value).length > 0
+		? ({ [key]: value } as { [key in K]: Record<string, unknown> })
+		: {};
 }

@@ -73,6 +73,37 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 			expect(JSON.stringify(body)).not.toMatch(new RegExp(ours));
 		});
 
+		describe('Additional Body Fields', () => {
+			// Where the node puts the temperature in this vendor's body, and so where a field beside it goes.
+			const nested =
+				row.id === 'gemini' ? 'generationConfig' : row.id === 'ollama' ? 'options' : undefined;
+			const at = (fields: Record<string, unknown>) => (nested ? { [nested]: fields } : fields);
+			const ask = { tools: [weather], messages: [{ role: 'user' as const, content: 'x' }] };
+
+			it('merges fields the node does not model, objects key by key with what the node sets', () => {
+				const { body } = build(ask, {
+					temperature: 0.5,
+					bodyFields: { seed: 7, ...at({ top_k: 3 }) },
+				}) as { body: Record<string, any> };
+				expect(body.seed).toBe(7);
+				const settingsObject = nested ? body[nested] : body;
+				expect(settingsObject).toMatchObject({ top_k: 3, temperature: 0.5 });
+			});
+
+			it('refuses a field the node writes itself, by name, and one an option already sets', () => {
+				const owned =
+					row.id === 'gemini' ? 'contents' : row.id === 'openaiResponses' ? 'input' : 'messages';
+				expect(() => build(ask, { bodyFields: { [owned]: [], seed: 1 } })).toThrow(
+					`Additional Body Fields sets '${owned}', which the node writes itself`,
+				);
+				expect(() => build(ask, { bodyFields: { tools: [] } })).toThrow("sets 'tools'");
+				const path = nested ? `${nested}.temperature` : 'temperature';
+				expect(() => build(ask, { temperature: 0.5, bodyFields: at({ temperature: 1 }) })).toThrow(
+					`Additional Body Fields sets '${path}', which the node already sets to 0.5 from its options`,
+				);
+			});
+		});
+
 		it('leaves out tools and every tool setting when there are no tools', () => {
 			for (const parallelToolCalls of [true, false]) {
 				const { body } = build(

@@ -1,3 +1,4 @@
+import { withBodyFields } from '../settings';
 import type { Conversation } from '../../conversation/types';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolNameMap, VendorRequest } from '../types';
@@ -5,6 +6,9 @@ import { toAnthropicMessages } from './messages';
 import { anthropicToolNames } from './names';
 import { toAnthropicTools } from './tools';
 import type { AnthropicRequest, AnthropicTool, AnthropicToolChoice } from './wire';
+
+/** The fields of a Messages body the node writes itself: Additional Body Fields may not set them. */
+export const ANTHROPIC_OWNED = ['model', 'messages', 'system', 'tools', 'tool_choice', 'stream'];
 
 /**
  * Anthropic refuses a request without max_tokens. 4096 is within every Claude model's output limit
@@ -38,7 +42,11 @@ export function buildAnthropicRequest(
 		}
 	}
 	if (settings.temperature !== undefined) body.temperature = settings.temperature;
-	return { body, names, notStrict: vendorTools.notStrict };
+	return {
+		body: withBodyFields(body, settings.bodyFields, ANTHROPIC_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 /**

@@ -1,11 +1,20 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toGeminiContents } from './messages';
 import { geminiToolNames } from './names';
 import { toGeminiTools } from './tools';
 import type { GeminiFunctionCallingConfig, GeminiRequest } from './wire';
+
+/** The fields of a generateContent (the model and streaming are in its URL) body the node writes itself: Additional Body Fields may not set them. */
+export const GEMINI_OWNED = [
+	'contents',
+	'systemInstruction',
+	'tools',
+	'toolConfig',
+	'cachedContent',
+];
 
 /**
  * The generateContent body. The model and the stream choice are in the URL (http.ts), not here.
@@ -27,7 +36,11 @@ export function buildGeminiRequest(
 	}
 	const generationConfig = sampling(settings, 'maxOutputTokens');
 	if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-	return { body, names, notStrict: vendorTools.notStrict };
+	return {
+		body: withBodyFields(body, settings.bodyFields, GEMINI_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 function toGeminiToolChoice(choice: ToolChoice, names: ToolNameMap): GeminiFunctionCallingConfig {

@@ -1,11 +1,23 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toOpenAIMessages } from './messages';
 import { openaiToolNames } from './names';
 import { toOpenAITools } from './tools';
 import type { OpenAIRequest, OpenAIToolChoice } from './wire';
+
+/** The fields of a Chat Completions body the node writes itself: Additional Body Fields may not set them. */
+export const OPENAI_OWNED = [
+	'model',
+	'messages',
+	'tools',
+	'tool_choice',
+	'functions',
+	'function_call',
+	'stream',
+	'stream_options',
+];
 
 export interface OpenAIRequestOptions {
 	/**
@@ -47,7 +59,11 @@ export function buildOpenAIRequest(
 	}
 	Object.assign(body, sampling(settings, options.maxTokensField ?? 'max_completion_tokens'));
 	if (settings.stream) body.stream_options = { include_usage: true };
-	return { body, names, notStrict: vendorTools.notStrict };
+	return {
+		body: withBodyFields(body, settings.bodyFields, OPENAI_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 function toOpenAIToolChoice(choice: ToolChoice, names: ToolNameMap): OpenAIToolChoice {

@@ -1,11 +1,24 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
 import { toResponsesInput } from './messages';
 import { responsesToolNames } from './names';
 import { toResponsesTools } from './tools';
 import type { ResponsesRequest, ResponsesToolChoice } from './wire';
+
+/** The fields of a Responses body the node writes itself: Additional Body Fields may not set them. */
+export const RESPONSES_OWNED = [
+	'model',
+	'input',
+	'instructions',
+	'tools',
+	'tool_choice',
+	'stream',
+	'store',
+	'previous_response_id',
+	'conversation',
+];
 
 export interface ResponsesRequestOptions {
 	/**
@@ -42,7 +55,11 @@ export function buildResponsesRequest(
 	}
 	Object.assign(body, sampling(settings, 'max_output_tokens'));
 	if (options.encryptedReasoning) body.include = ['reasoning.encrypted_content'];
-	return { body, names, notStrict: vendorTools.notStrict };
+	return {
+		body: withBodyFields(body, settings.bodyFields, RESPONSES_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 function toResponsesToolChoice(choice: ToolChoice, names: ToolNameMap): ResponsesToolChoice {
