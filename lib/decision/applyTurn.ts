@@ -40,6 +40,7 @@ export function applyModelTurn(
 		usage: withModelCall(conversation.usage, turn.tokens, cost),
 	};
 	delete next.answer;
+	delete next.output;
 	// A turn was taken: an earlier stop at Max Rounds no longer holds.
 	delete next.stopReason;
 	// Decisions of a person were for calls of an earlier turn, never for these.

@@ -1,5 +1,5 @@
 import type { Conversation, TraceEntry } from '../conversation/types';
-import type { Dialect, ModelSettings, ModelTurn, NotStrict } from '../dialects/types';
+import type { AnswerTool, Dialect, ModelSettings, ModelTurn, NotStrict } from '../dialects/types';
 import type { Exchange } from '../model/transport';
 import { compactModelRequest } from '../trace/compact';
 import { traceEntry, type TracePolicy } from '../trace/entries';
@@ -10,6 +10,7 @@ import type { AnswerStream } from './answerStream';
 import { applyModelTurn } from './applyTurn';
 import type { ModelEndpoint } from './endpoint';
 import { checkReadyForTurn } from './readiness';
+import { AnswerFormatError, answerByTool, checkAnswer, repairMessage } from './structuredAnswer';
 
 export interface DecisionContext {
 	nodeName: string;
@@ -25,6 +26,8 @@ export interface DecisionContext {
 	tracePolicy: TracePolicy;
 	/** Where the turn's text goes as it is written, when the workflow streams its answer to a person. */
 	answer?: AnswerStream;
+	/** Answers that break the Response Format sent back to the model before the item fails (2 when not set). */
+	maxRepairs?: number;
 }
 
 export interface TurnTaken {
@@ -37,12 +40,52 @@ export interface TurnTaken {
  * One model turn for the conversation: its request built by the dialect, answered by the
  * endpoint, the answer applied (the assistant message, its calls pending or the answer set, the
  * call's tokens and cost added up) and the exchange traced. A conversation at Max Rounds or at a
- * budget stops instead, with the reason, unasked.
+ * budget stops instead, with the reason, unasked. With a Response Format the answer is read as
+ * JSON and checked (`output` on the item); one that breaks it goes back to the model, naming what
+ * is wrong, as another round, up to Max Repairs, then fails.
  */
 export async function takeModelTurn(
 	conversation: Conversation,
 	context: DecisionContext,
 ): Promise<TurnTaken> {
+	const format = context.settings.responseFormat;
+	let current = conversation;
+	for (let repairs = 0; ; repairs++) {
+		const taken = await takeOneTurn(current, context);
+		const { turn, answerTool } = taken;
+		if (!format || !turn || taken.conversation.answer === undefined) return taken;
+		const checked = checkAnswer(taken.conversation.answer, format);
+		const entry = traceEntry(
+			'answer.validation',
+			{ node: context.nodeName, round: turn.round, startedAt: Date.now() },
+			checked.ok ? { status: 'valid' } : { status: 'invalid', problem: checked.problem },
+			checked.ok ? checked.value : taken.conversation.answer,
+			context.tracePolicy,
+		);
+		const trace = [...taken.conversation.trace, entry];
+		if (checked.ok)
+			return {
+				turn,
+				conversation: { ...taken.conversation, output: checked.value as object, trace },
+			};
+		if (repairs >= (context.maxRepairs ?? DEFAULT_MAX_REPAIRS))
+			throw new AnswerFormatError(checked.problem, repairs);
+		const { answer: _broken, ...rest } = taken.conversation;
+		current = {
+			...rest,
+			messages: [...rest.messages, repairMessage(checked.problem, answerTool)],
+			trace,
+		};
+	}
+}
+
+/** Answers that break the Response Format sent back to the model, when the node sets none. */
+export const DEFAULT_MAX_REPAIRS = 2;
+
+async function takeOneTurn(
+	conversation: Conversation,
+	context: DecisionContext,
+): Promise<TurnTaken & { answerTool?: AnswerTool }> {
 	const rounds = conversation.rounds ?? 0;
 	const stopReason = reasonToStop(conversation, context);
 	if (stopReason) {
@@ -55,7 +98,7 @@ export async function takeModelTurn(
 	const { dialect, settings, endpoint, answer } = context;
 	const round = rounds + 1;
 	const startedAt = Date.now();
-	const { exchange, turn, notStrict } = await (async () => {
+	const { exchange, turn, notStrict, answerTool } = await (async () => {
 		checkReadyForTurn(conversation, settings);
 		const request = dialect.buildRequest(conversation, settings);
 		const exchange = await endpoint.exchange({
@@ -66,7 +109,9 @@ export async function takeModelTurn(
 			trace: conversation.trace,
 			onText: answer && ((text) => answer.text(text)),
 		});
-		return { ...request, exchange, turn: dialect.parseResponse(exchange.response, request.names) };
+		const parsed = dialect.parseResponse(exchange.response, request.names);
+		const turn = request.answerTool ? answerByTool(parsed, request.answerTool) : parsed;
+		return { ...request, exchange, turn };
 	})().catch(async (error: unknown) => {
 		await answer?.fail((error as Error).message);
 		throw error;
@@ -88,6 +133,7 @@ export async function takeModelTurn(
 	return {
 		conversation: { ...next, trace: [...next.trace, ...trace] },
 		turn: { ...turn, round, durationMs: Date.now() - startedAt },
+		...(answerTool && { answerTool }),
 	};
 }
 
@@ -155,6 +201,7 @@ function turnTrace(
 				tokens: turn.tokens,
 				...(turn.usageWarnings && { usageWarnings: turn.usageWarnings }),
 				...(turn.unanswered && { unanswered: turn.unanswered }),
+				...(turn.reasoning && { reasoning: turn.reasoning }),
 				cost: turn.cost,
 				...(turn.cost === null ? { costUnknown: turn.costUnknown } : { price: turn.price }),
 				toolCalls: turn.toolCalls.map((call) => ({ id: call.id, name: call.name })),

@@ -1,5 +1,5 @@
-import type { Tool } from '../conversation/types';
-import type { ModelSettings, NotStrict } from './types';
+import type { JsonSchema, Tool } from '../conversation/types';
+import type { ModelSettings, NotStrict, Reasoning, ReasoningEffort, ResponseFormat } from './types';
 
 /** Temperature and the token limit, each only when set; the limit under the vendor's name for it. */
 export function sampling<TLimit extends string>(
@@ -61,4 +61,36 @@ function merged(
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
 	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Thinking budgets for an effort, where a vendor takes a budget (Anthropic, Gemini 2.5), and the
+ * effort a budget stands for, where it takes an effort (OpenAI): README names them.
+ */
+const BUDGETS: Record<ReasoningEffort, number> = {
+	minimal: 1024,
+	low: 2048,
+	medium: 8192,
+	high: 16384,
+};
+
+export function reasoningBudget(reasoning: Reasoning): number {
+	return reasoning.budgetTokens ?? BUDGETS[reasoning.effort ?? 'medium'];
+}
+
+export function reasoningEffort(reasoning: Reasoning): ReasoningEffort {
+	if (reasoning.effort) return reasoning.effort;
+	const budget = reasoning.budgetTokens ?? BUDGETS.medium;
+	return budget <= BUDGETS.minimal
+		? 'minimal'
+		: budget <= BUDGETS.low
+			? 'low'
+			: budget <= BUDGETS.medium
+				? 'medium'
+				: 'high';
+}
+
+/** The JSON Schema a structured answer must match: the given one, or any JSON value. */
+export function answerSchema(format: ResponseFormat): JsonSchema {
+	return format.type === 'jsonSchema' ? format.schema : {};
 }

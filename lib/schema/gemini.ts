@@ -65,6 +65,11 @@ export function toGeminiSchema(schema: JsonSchema): GeminiSchema {
 	return object;
 }
 
+/** A structured answer's schema as Gemini's `responseSchema`: any root, the same Schema rules. */
+export function toGeminiResponseSchema(schema: JsonSchema): GeminiSchema {
+	return convert(inlineLocalRefs(schema));
+}
+
 function convert(node: unknown): GeminiSchema {
 	const schema = withAllOfMerged(node);
 	const description = typeof schema.description === 'string' ? schema.description : undefined;

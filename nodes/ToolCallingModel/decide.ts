@@ -13,6 +13,7 @@ import {
 import { readConversation } from '../../lib/conversation/read';
 import type { Conversation } from '../../lib/conversation/types';
 import { PendingCallsError, UnknownToolChoiceError } from '../../lib/decision/readiness';
+import { AnswerFormatError } from '../../lib/decision/structuredAnswer';
 import { takeModelTurn } from '../../lib/decision/takeTurn';
 import { BodyFieldError } from '../../lib/dialects/settings';
 import { UnsupportedSettingError } from '../../lib/dialects/types';
@@ -22,6 +23,7 @@ import type { Routed } from '../shared/items';
 import { itemParameter } from '../shared/parameters';
 import { answersFromRecording } from '../shared/recordingOptions';
 import { nodeRedactions } from '../shared/traceOptions';
+import { promptCacheKey } from './cacheKey';
 import { chatStreamFor } from './chat';
 import { liveEndpoints, recordedEndpoints } from './endpoints';
 import { providerOf } from './providers';
@@ -48,11 +50,18 @@ export async function decide(context: IExecuteFunctions) {
 		const conversation = conversationFor(context, item, itemIndex);
 		const redaction = redactionFor(itemIndex);
 		const dialect = provider.dialect(settings.request);
+		const cacheKey =
+			settings.model.promptCaching &&
+			promptCacheKey(dialect.id, endpoints.baseUrl, {
+				...conversation,
+				session: item.json.session as { id?: unknown },
+			});
 		const { conversation: next, turn } = await takeModelTurn(conversation, {
 			nodeName,
 			dialect,
-			settings: settings.model,
+			settings: { ...settings.model, ...(cacheKey && { promptCacheKey: cacheKey }) },
 			maxRounds: settings.maxRounds,
+			maxRepairs: settings.maxRepairs,
 			...settings.usage,
 			endpoint: endpoints.forItem(itemIndex, dialect, settings, redaction),
 			tracePolicy: redaction.trace,
@@ -142,6 +151,10 @@ function nodeErrorOfTurn(
 		itemIndex,
 		...(error instanceof UnsupportedSettingError && {
 			description: 'The provider has no such setting: change it, or pick another provider.',
+		}),
+		...(error instanceof AnswerFormatError && {
+			description:
+				'Loosen the Response Schema, raise Max Repairs, or tell the model in the system message what to answer.',
 		}),
 		...(error instanceof BodyFieldError && {
 			description:

@@ -16,6 +16,8 @@ import type { NodeSettings } from './settings';
 export interface ModelEndpoints {
 	/** The values of the credential in use, redacted in everything the node writes. */
 	secrets: readonly string[];
+	/** The API's Base URL; none when a recording answers. */
+	baseUrl?: string;
 	/** The endpoint of one item's turn, with that item's settings. */
 	forItem(
 		itemIndex: number,
@@ -35,6 +37,7 @@ export async function liveEndpoints(
 	const send = nodeHttpSend(context);
 	return {
 		secrets: endpointSecrets(config),
+		baseUrl: config.baseUrl,
 		forItem: (_itemIndex, dialect, settings) =>
 			liveModelEndpoint(dialect, config, {
 				send,

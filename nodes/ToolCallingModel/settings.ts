@@ -1,6 +1,13 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 import type { OpenAIRequestOptions } from '../../lib/dialects/openai';
-import type { ModelSettings, ToolChoice } from '../../lib/dialects/types';
+import { DEFAULT_MAX_REPAIRS } from '../../lib/decision/takeTurn';
+import type {
+	ModelSettings,
+	Reasoning,
+	ReasoningEffort,
+	ResponseFormat,
+	ToolChoice,
+} from '../../lib/dialects/types';
 import { DEFAULT_CONCURRENCY } from '../shared/items';
 import { itemParameter } from '../shared/parameters';
 import { usageSettingsOf, type UsageSettings } from './budget';
@@ -12,6 +19,7 @@ export interface NodeSettings {
 	timeoutMs: number;
 	maxRetries: number;
 	maxRounds: number;
+	maxRepairs: number;
 	usage: UsageSettings;
 	/** Whether to send the text to the caller when n8n streams the answer, and with what. */
 	chat: { stream: boolean; announceToolCalls: boolean };
@@ -20,6 +28,10 @@ export interface NodeSettings {
 interface Options {
 	announceToolCalls?: boolean;
 	bodyFields?: unknown;
+	maxRepairs?: number;
+	promptCaching?: boolean;
+	reasoningEffort?: ReasoningEffort;
+	thinkingBudget?: number;
 	maxRetries?: number;
 	maxRounds?: number;
 	maxTokens?: number;
@@ -50,6 +62,9 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 			maxTokens: options.maxTokens,
 			strict: options.strict ?? false,
 			stream: options.stream ?? false,
+			...responseFormatOf(context, itemIndex),
+			...(reasoningOf(options) && { reasoning: reasoningOf(options) }),
+			promptCaching: options.promptCaching ?? true,
 			...optionalObject(
 				'bodyFields',
 				jsonObjectOption(context, itemIndex, options.bodyFields, 'Additional Body Fields'),
@@ -62,6 +77,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 		timeoutMs: options.timeoutMs ?? 120_000,
 		maxRetries: options.maxRetries ?? 2,
 		maxRounds: options.maxRounds ?? 10,
+		maxRepairs: options.maxRepairs ?? DEFAULT_MAX_REPAIRS,
 		usage: usageSettingsOf(context, itemIndex),
 		chat: {
 			stream: options.streamToChat ?? true,
@@ -125,4 +141,30 @@ function optionalObject<K extends string>(
 	return value && Object.keys(value).length > 0
 		? ({ [key]: value } as { [key in K]: Record<string, unknown> })
 		: {};
+}
+
+/** The Response Format: JSON, or JSON that matches the schema given (an object, checked here). */
+function responseFormatOf(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): { responseFormat?: ResponseFormat } {
+	const kind = itemParameter(context, 'responseFormat', itemIndex, 'text');
+	if (kind === 'json') return { responseFormat: { type: 'json' } };
+	if (kind !== 'jsonSchema') return {};
+	const raw = itemParameter(context, 'responseSchema', itemIndex, '');
+	const schema = jsonObjectOption(context, itemIndex, raw, 'Response Schema');
+	if (!schema)
+		throw new NodeOperationError(
+			context.getNode(),
+			'Response Schema is empty: give the JSON Schema the answer must match',
+			{ itemIndex },
+		);
+	return { responseFormat: { type: 'jsonSchema', name: 'answer', schema } };
+}
+
+/** Reasoning, when Reasoning Effort or Thinking Budget is set. */
+function reasoningOf(options: Options): Reasoning | undefined {
+	const { reasoningEffort: effort, thinkingBudget: budgetTokens } = options;
+	if (effort === undefined && budgetTokens === undefined) return undefined;
+	return { ...(effort && { effort }), ...(budgetTokens !== undefined && { budgetTokens }) };
 }

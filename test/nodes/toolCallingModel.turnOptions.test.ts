@@ -48,3 +48,81 @@ describe('Additional Body Fields', () => {
 		expect(api.requests).toHaveLength(0);
 	});
 });
+
+describe('Response Format', () => {
+	const responseSchema = JSON.stringify({
+		type: 'object',
+		properties: { city: { type: 'string' } },
+		required: ['city'],
+	});
+
+	it('puts the checked answer on the item as output, the text staying in answer', async () => {
+		api.script(reply.text('{"city":"Rome"}'));
+		const { answers } = await runModel({ responseFormat: 'jsonSchema', responseSchema });
+		expect(answers[0].json).toMatchObject({ answer: '{"city":"Rome"}', output: { city: 'Rome' } });
+		expect(api.requests[0].body).toMatchObject({
+			response_format: { type: 'json_schema', json_schema: { name: 'answer', strict: true } },
+		});
+	});
+
+	it('repairs a broken answer in the same run, then fails the item saying why', async () => {
+		api.script(reply.text('{"town":"Rome"}'), reply.text('Rome'));
+		const { error, answers } = await runModel({
+			responseFormat: 'jsonSchema',
+			responseSchema,
+			options: { maxRepairs: 1 },
+		});
+		expect(answers).toHaveLength(0);
+		expect(error?.message).toMatch(
+			/^The model's answer is not what the Response Format asks for, after 1 repair: it is not JSON/,
+		);
+		expect(JSON.stringify(api.requests[1].body)).toContain("must have required property 'city'");
+	});
+
+	it('refuses a Response Schema that is no object, naming it', async () => {
+		const { error } = await runModel({
+			responseFormat: 'jsonSchema',
+			responseSchema: '"a string"',
+		});
+		expect(error?.message).toBe('Response Schema must be a JSON object, but it is string');
+	});
+});
+
+describe('Reasoning and Prompt Caching', () => {
+	it('sends the reasoning effort, and shows the reasoning in the trace, never in the answer', async () => {
+		api.script(
+			reply.raw(
+				200,
+				JSON.stringify({
+					id: 'chatcmpl-r',
+					object: 'chat.completion',
+					model: 'gpt-4o-mini',
+					choices: [
+						{
+							index: 0,
+							finish_reason: 'stop',
+							message: {
+								role: 'assistant',
+								content: 'Rome.',
+								reasoning_content: 'Warm places: Rome.',
+							},
+						},
+					],
+				}),
+			),
+		);
+		const { answers } = await runModel({ options: { reasoningEffort: 'low' } });
+		expect(api.requests[0].body).toMatchObject({ reasoning_effort: 'low' });
+		const json = answers[0].json as { answer: string; trace: Array<Record<string, unknown>> };
+		expect(json.answer).toBe('Rome.');
+		expect(json.trace.find((entry) => entry.step === 'model.response')?.reasoning).toBe(
+			'Warm places: Rome.',
+		);
+	});
+
+	it('sends no prompt_cache_key to a server that is not OpenAI’s', async () => {
+		api.script(reply.text('Hi.'));
+		await runModel({});
+		expect(api.requests[0].body).not.toHaveProperty('prompt_cache_key');
+	});
+});

@@ -6,6 +6,7 @@
  */
 import type { DialectId } from '../../lib/dialects/types';
 import { isRecord } from '../../lib/json/value';
+import { REQUEST_RULES } from './requestRules';
 
 type Json = Record<string, unknown>;
 
@@ -477,9 +478,9 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 	],
 };
 
-/** Every rule a request body breaks, each named by what the rule says. */
+/** Every rule a request body breaks (its tools', and those of ./requestRules.ts), each named by what the rule says. */
 export function ruleViolations(dialect: DialectId, body: Json): string[] {
-	return VENDOR_RULES[dialect].flatMap((rule) =>
+	return [...VENDOR_RULES[dialect], ...REQUEST_RULES[dialect]].flatMap((rule) =>
 		rule.check(body).map((problem) => `${problem} [${rule.see}]`),
 	);
 }

@@ -63,6 +63,10 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 			? candidate.finishMessage
 			: null;
 	const finishReason = typeof candidate.finishReason === 'string' ? candidate.finishReason : null;
+	const reasoning = parts
+		.filter((part) => part.thought === true && typeof part.text === 'string')
+		.map((part) => part.text)
+		.join('');
 	return {
 		message: {
 			role: 'assistant',
@@ -74,6 +78,7 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 		finish: geminiFinish(finishReason, toolCalls.length > 0),
 		finishReason,
 		...usage,
+		...(reasoning !== '' && { reasoning }),
 	};
 }
 

@@ -70,7 +70,13 @@ export interface GeminiRequest {
 	systemInstruction?: GeminiContent;
 	tools?: GeminiTool[];
 	toolConfig?: { functionCallingConfig: GeminiFunctionCallingConfig };
-	generationConfig?: { temperature?: number; maxOutputTokens?: number };
+	generationConfig?: {
+		temperature?: number;
+		maxOutputTokens?: number;
+		responseMimeType?: string;
+		responseSchema?: GeminiSchema;
+		thinkingConfig?: { thinkingLevel?: string; thinkingBudget?: number; includeThoughts?: boolean };
+	};
 }
 
 export interface GeminiCandidate {

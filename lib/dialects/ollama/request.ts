@@ -2,6 +2,7 @@ import type { Conversation } from '../../conversation/types';
 import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import { UnsupportedSettingError, type ModelSettings, type VendorRequest } from '../types';
+import { ollamaFormat } from './format';
 import { toOllamaMessages } from './messages';
 import { ollamaToolNames } from './names';
 import { toOllamaTools } from './tools';
@@ -24,6 +25,7 @@ export function buildOllamaRequest(
 	};
 	// parallelToolCalls is not read: Ollama has no such switch, the model decides.
 	if (tools.length > 0 && offersTools(settings)) body.tools = vendorTools.tools;
+	Object.assign(body, ollamaFormat(settings));
 	const options = sampling(settings, 'num_predict');
 	if (Object.keys(options).length > 0) body.options = options;
 	return {

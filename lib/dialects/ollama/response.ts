@@ -63,5 +63,6 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 		...modelName(body.model),
 		...(Object.keys(usage).length > 0 && { usage }),
 		...usageOfTurn(ollamaUsage(body)),
+		...(thinking !== undefined && { reasoning: thinking }),
 	};
 }

@@ -2,6 +2,7 @@ import type { Conversation } from '../../conversation/types';
 import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { openaiFormat, withJsonInstruction } from './format';
 import { toOpenAIMessages } from './messages';
 import { openaiToolNames } from './names';
 import { toOpenAITools } from './tools';
@@ -48,7 +49,7 @@ export function buildOpenAIRequest(
 	const vendorTools = toOpenAITools(tools, names, settings.strict);
 	const body: OpenAIRequest = {
 		model: settings.model,
-		messages: toOpenAIMessages(messages, names),
+		messages: toOpenAIMessages(withJsonInstruction(messages, settings.responseFormat), names),
 		stream: settings.stream,
 	};
 	if (tools.length > 0) {
@@ -59,6 +60,7 @@ export function buildOpenAIRequest(
 	}
 	Object.assign(body, sampling(settings, options.maxTokensField ?? 'max_completion_tokens'));
 	if (settings.stream) body.stream_options = { include_usage: true };
+	Object.assign(body, openaiFormat(settings));
 	return {
 		body: withBodyFields(body, settings.bodyFields, OPENAI_OWNED),
 		names,

@@ -39,6 +39,10 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 	// Streams often open with content "" before the calls; null keeps both paths alike.
 	const content = textBesideCalls(text, assistantCalls.length > 0);
 	const finishReason = choice.finish_reason ?? null;
+	// Compatible servers (DeepSeek, vLLM, OpenRouter) send the reasoning apart from the answer.
+	const reasoning = [message.reasoning_content, message.reasoning].find(
+		(text): text is string => typeof text === 'string' && text !== '',
+	);
 	return {
 		message: {
 			role: 'assistant',
@@ -51,6 +55,7 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
 		...usageOfTurn(openaiUsage(body.usage)),
+		...(reasoning !== undefined && { reasoning }),
 	};
 }
 

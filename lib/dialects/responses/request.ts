@@ -2,6 +2,8 @@ import type { Conversation } from '../../conversation/types';
 import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { withJsonInstruction } from '../openai/format';
+import { responsesFormat } from './format';
 import { toResponsesInput } from './messages';
 import { responsesToolNames } from './names';
 import { toResponsesTools } from './tools';
@@ -37,7 +39,10 @@ export function buildResponsesRequest(
 	const { messages, tools } = conversation;
 	const names = responsesToolNames(historyToolNames(conversation));
 	const vendorTools = toResponsesTools(tools, names, settings.strict);
-	const { instructions, input } = toResponsesInput(messages, names);
+	const { instructions, input } = toResponsesInput(
+		withJsonInstruction(messages, settings.responseFormat),
+		names,
+	);
 	const body: ResponsesRequest = {
 		model: settings.model,
 		...(instructions !== undefined && { instructions }),
@@ -54,7 +59,10 @@ export function buildResponsesRequest(
 			body.parallel_tool_calls = settings.parallelToolCalls;
 	}
 	Object.assign(body, sampling(settings, 'max_output_tokens'));
-	if (options.encryptedReasoning) body.include = ['reasoning.encrypted_content'];
+	Object.assign(body, responsesFormat(settings));
+	// Under store:false the reasoning reaches the next round only as encrypted content.
+	if (options.encryptedReasoning || settings.reasoning)
+		body.include = ['reasoning.encrypted_content'];
 	return {
 		body: withBodyFields(body, settings.bodyFields, RESPONSES_OWNED),
 		names,

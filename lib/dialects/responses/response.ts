@@ -32,6 +32,7 @@ export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameM
 	const reason = body.incomplete_details?.reason ?? null;
 	const vendorTurn = echoableTurn(body.output, status);
 	const unanswered = clientItems(body.output);
+	const reasoning = reasoningSummary(body.output);
 	const finish = responsesFinish(status, reason, toolCalls.length > 0);
 	return {
 		message: {
@@ -49,7 +50,21 @@ export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameM
 		...(isRecord(body.usage) && { usage: body.usage }),
 		...usageOfTurn(responsesUsage(body.usage)),
 		...(unanswered.length > 0 && { unanswered }),
+		...(reasoning !== '' && { reasoning }),
 	};
+}
+
+/** The summaries of the turn's reasoning items, as text: what the model shows of its reasoning. */
+function reasoningSummary(output: readonly unknown[]): string {
+	return output
+		.filter((item) => isRecord(item) && item.type === 'reasoning')
+		.flatMap((item) =>
+			Array.isArray((item as Record<string, unknown>).summary)
+				? ((item as Record<string, unknown>).summary as unknown[])
+				: [],
+		)
+		.flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []))
+		.join('\n\n');
 }
 
 /**
