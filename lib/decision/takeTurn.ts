@@ -9,6 +9,7 @@ import { NO_USAGE } from '../usage/totals';
 import type { AnswerStream } from './answerStream';
 import { applyModelTurn } from './applyTurn';
 import type { ModelEndpoint } from './endpoint';
+import { fallbackReason, type ModelRoute } from './fallback';
 import { checkReadyForTurn } from './readiness';
 import { AnswerFormatError, answerByTool, checkAnswer, repairMessage } from './structuredAnswer';
 
@@ -28,6 +29,14 @@ export interface DecisionContext {
 	answer?: AnswerStream;
 	/** Answers that break the Response Format sent back to the model before the item fails (2 when not set). */
 	maxRepairs?: number;
+	/** Asked when the model fails after its retries with what another model may not (fallback.ts). */
+	fallback?: ModelRoute;
+}
+
+/** On a turn the fallback answered: the model it answered instead of, and why that one did not. */
+interface FallbackDetail {
+	instead: { dialect: string; model: string };
+	because: string;
 }
 
 export interface TurnTaken {
@@ -95,27 +104,45 @@ async function takeOneTurn(
 		await context.answer?.fail(stopReason);
 		return { conversation: { ...stopped, stopReason } };
 	}
-	const { dialect, settings, endpoint, answer } = context;
+	const { answer } = context;
 	const round = rounds + 1;
 	const startedAt = Date.now();
-	const { exchange, turn, notStrict, answerTool } = await (async () => {
-		checkReadyForTurn(conversation, settings);
-		const request = dialect.buildRequest(conversation, settings);
-		const exchange = await endpoint.exchange({
+	let streamed = false;
+	const onText = answer && ((text: string) => ((streamed = true), answer.text(text)));
+	const ask = async (route: ModelRoute) => {
+		const request = route.dialect.buildRequest(conversation, route.settings);
+		const exchange = await route.endpoint.exchange({
 			body: request.body,
-			model: settings.model,
-			stream: settings.stream,
+			model: route.settings.model,
+			stream: route.settings.stream,
 			round,
 			trace: conversation.trace,
-			onText: answer && ((text) => answer.text(text)),
+			onText,
 		});
-		const parsed = dialect.parseResponse(exchange.response, request.names);
+		const parsed = route.dialect.parseResponse(exchange.response, request.names);
 		const turn = request.answerTool ? answerByTool(parsed, request.answerTool) : parsed;
-		return { ...request, exchange, turn };
-	})().catch(async (error: unknown) => {
-		await answer?.fail((error as Error).message);
-		throw error;
-	});
+		return { ...request, exchange, turn, route };
+	};
+	const primary: ModelRoute = context;
+	const taken: Awaited<ReturnType<typeof ask>> & { fallback?: FallbackDetail } =
+		await (async () => {
+			checkReadyForTurn(conversation, context.settings);
+			return ask(primary).catch(async (error: unknown) => {
+				// A fallback after text reached the chat would tell the person a second, different answer.
+				const because = context.fallback && !streamed ? fallbackReason(error) : undefined;
+				if (!context.fallback || because === undefined) throw error;
+				const fallback = {
+					instead: { dialect: primary.dialect.id, model: primary.settings.model },
+					because,
+				};
+				return { ...(await ask(context.fallback)), fallback };
+			});
+		})().catch(async (error: unknown) => {
+			await answer?.fail((error as Error).message);
+			throw error;
+		});
+	const { exchange, turn, notStrict, answerTool, route } = taken;
+	const { settings } = route;
 	await answer?.finish({ content: turn.message.content, toolCalls: turn.toolCalls });
 	const models = { answered: turn.model, requested: settings.model };
 	const cost = priceModelCall(turn.tokens, models, exchange.request.url, context.pricing ?? {});
@@ -126,7 +153,7 @@ async function takeOneTurn(
 		{ ...turn, ...cost },
 		{ node: context.nodeName, round, startedAt },
 		notStrict,
-		context,
+		{ ...context, ...route, fallbackDetail: taken.fallback },
 		// Full payloads keep of the request only what the trace does not already hold.
 		(request) => compactModelRequest(request, conversation.trace),
 	);
@@ -167,12 +194,13 @@ function turnTrace(
 	turn: ModelTurn & TurnCost,
 	timing: { node: string; round: number; startedAt: number },
 	notStrict: NotStrict[],
-	context: DecisionContext,
+	context: DecisionContext & { fallbackDetail?: FallbackDetail },
 	compactRequest: (request: TraceEntry) => TraceEntry,
 ): TraceEntry[] {
 	const { url, method, headers, body } = exchange.request;
-	const { dialect, tracePolicy: policy } = context;
+	const { dialect, tracePolicy: policy, fallbackDetail } = context;
 	const { replayed } = context.endpoint;
+	const fallback = fallbackDetail && { fallback: fallbackDetail };
 	return [
 		traceEntry(
 			'model.request',
@@ -181,6 +209,7 @@ function turnTrace(
 				dialect: dialect.id,
 				...(!replayed && { url, method, headers }),
 				...(notStrict.length > 0 && { notStrict }),
+				...fallback,
 			},
 			body,
 			policy,
@@ -192,6 +221,7 @@ function turnTrace(
 			{ ...timing, durationMs: Date.now() - timing.startedAt },
 			{
 				dialect: dialect.id,
+				...fallback,
 				...(!replayed && { attempts: exchange.attempts }),
 				...(exchange.chunks !== undefined && { streamedChunks: exchange.chunks }),
 				finish: turn.finish,

@@ -149,6 +149,25 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { provider: ['gemini'] } },
 	},
 	{
+		displayName: 'Fallback Provider',
+		name: 'fallbackProvider',
+		type: 'options',
+		noDataExpression: true,
+		default: 'none',
+		options: [{ name: 'None', value: 'none' }, ...PROVIDER_OPTIONS],
+		description:
+			'A second model, asked when the first fails after its retries (rate limit, server error or overload, timeout, connection refused). Its credential is the Fallback Model API one, or, for a provider of the same credential type, the provider’s own when none is set. The trace says which model answered, and why the first did not.',
+	},
+	{
+		displayName: 'Fallback Model',
+		name: 'fallbackModel',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. claude-sonnet-4-5',
+		displayOptions: { hide: { fallbackProvider: ['none'] } },
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',

@@ -126,3 +126,99 @@ describe('Reasoning and Prompt Caching', () => {
 		expect(api.requests[0].body).not.toHaveProperty('prompt_cache_key');
 	});
 });
+
+describe('Fallback Provider', () => {
+	const anthropic = standInForEachTest('anthropic', { apiKey: 'sk-ant-fallback-secret' });
+
+	it('asks the fallback model, by its own credential, when the first fails after its retries', async () => {
+		api.script(reply.error(503, 'The server is overloaded'));
+		anthropic.script(reply.text('Hello from the fallback.'));
+		const run = await runWorkflow(
+			chain(
+				modelNode(
+					'Model',
+					{
+						userMessage: 'Hi',
+						fallbackProvider: 'anthropic',
+						fallbackModel: 'claude-sonnet-4-5',
+						options: { maxRetries: 0 },
+					},
+					{
+						credentials: {
+							openAiCompatibleApi: { id: 'openai', name: 'OpenAI-compatible' },
+							fallbackModelApi: { id: 'fallback', name: 'Fallback' },
+						},
+					},
+				),
+			),
+			{
+				nodeTypes: modelNodeTypes(),
+				credentials: {
+					...standInCredential(api),
+					fallbackModelApi: {
+						provider: 'anthropic',
+						baseUrl: anthropic.baseURL,
+						apiKey: 'sk-ant-fallback-secret',
+						headers: {},
+					},
+				},
+				inputItems: [{ json: {} }],
+			},
+		);
+		expect(errorOf(run, 'Model')?.message).toBeUndefined();
+		const [answer] = outputOf(run, 'Model', 1);
+		const json = answer.json as { answer: string; trace: Array<Record<string, unknown>> };
+		expect(json.answer).toBe('Hello from the fallback.');
+		const response = json.trace.find((entry) => entry.step === 'model.response');
+		expect(response).toMatchObject({
+			dialect: 'anthropic',
+			fallback: {
+				instead: { dialect: 'openaiChat', model: 'gpt-4o-mini' },
+				because: expect.stringContaining('HTTP 503'),
+			},
+		});
+		// Prompt caching is on by default where it changes no answer: Anthropic's breakpoints.
+		expect(JSON.stringify(anthropic.requests[0].body)).toContain(
+			'"cache_control":{"type":"ephemeral"}',
+		);
+		expect(JSON.stringify(answer.json)).not.toContain('sk-ant-fallback-secret');
+	});
+
+	it('refuses a Fallback Model API credential made for another provider, naming it', async () => {
+		const run = await runWorkflow(
+			chain(
+				modelNode(
+					'Model',
+					{ userMessage: 'Hi', fallbackProvider: 'gemini', fallbackModel: 'gemini-2.5-flash' },
+					{
+						credentials: {
+							openAiCompatibleApi: { id: 'openai', name: 'OpenAI-compatible' },
+							fallbackModelApi: { id: 'fallback', name: 'Fallback' },
+						},
+					},
+				),
+			),
+			{
+				nodeTypes: modelNodeTypes(),
+				credentials: {
+					...standInCredential(api),
+					fallbackModelApi: { provider: 'anthropic', apiKey: 'k', headers: {} },
+				},
+				inputItems: [{ json: {} }],
+			},
+		);
+		expect(errorOf(run, 'Model')?.message).toBe(
+			'The Fallback Model API credential is for anthropic, and the Fallback Provider is another: choose a credential for the Fallback Provider',
+		);
+	});
+
+	it('refuses a fallback of another credential type without a credential of its own, saying so', async () => {
+		const { error } = await runModel({
+			fallbackProvider: 'gemini',
+			fallbackModel: 'gemini-2.5-flash',
+		});
+		expect(error?.message).toBe(
+			'The Fallback Provider needs a credential: choose a Fallback Model API credential for it',
+		);
+	});
+});
