@@ -1,5 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 import { MODEL_API_ICON } from '../nodes/shared/modelApiCredential';
+import { PROVIDER_OPTIONS } from '../nodes/ToolCallingModel/description';
 import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 /**
@@ -22,13 +23,7 @@ export class FallbackModelApi implements ICredentialType {
 			name: 'provider',
 			type: 'options',
 			default: 'anthropic',
-			options: [
-				{ name: 'OpenAI-Compatible (Chat Completions)', value: 'openaiChat' },
-				{ name: 'OpenAI Responses', value: 'openaiResponses' },
-				{ name: 'Anthropic', value: 'anthropic' },
-				{ name: 'Google Gemini', value: 'gemini' },
-				{ name: 'Ollama', value: 'ollama' },
-			],
+			options: PROVIDER_OPTIONS.map(({ name, value }) => ({ name, value })),
 			description: 'The API this credential reaches: the node’s Fallback Provider must be the same',
 		},
 		{

@@ -4,7 +4,7 @@ import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 import { budgetProperty } from './budget';
 
-const PROVIDER_OPTIONS = [
+export const PROVIDER_OPTIONS = [
 	{
 		name: 'OpenAI-Compatible (Chat Completions)',
 		value: 'openaiChat',

@@ -130,19 +130,13 @@ describe('Reasoning and Prompt Caching', () => {
 describe('Fallback Provider', () => {
 	const anthropic = standInForEachTest('anthropic', { apiKey: 'sk-ant-fallback-secret' });
 
-	it('asks the fallback model, by its own credential, when the first fails after its retries', async () => {
-		api.script(reply.error(503, 'The server is overloaded'));
-		anthropic.script(reply.text('Hello from the fallback.'));
-		const run = await runWorkflow(
+	/** The node with a fallback and a Fallback Model API credential holding `fallbackCredential`. */
+	const runWithFallback = (parameters: IDataObject, fallbackCredential: IDataObject) =>
+		runWorkflow(
 			chain(
 				modelNode(
 					'Model',
-					{
-						userMessage: 'Hi',
-						fallbackProvider: 'anthropic',
-						fallbackModel: 'claude-sonnet-4-5',
-						options: { maxRetries: 0 },
-					},
+					{ userMessage: 'Hi', ...parameters },
 					{
 						credentials: {
 							openAiCompatibleApi: { id: 'openai', name: 'OpenAI-compatible' },
@@ -153,16 +147,25 @@ describe('Fallback Provider', () => {
 			),
 			{
 				nodeTypes: modelNodeTypes(),
-				credentials: {
-					...standInCredential(api),
-					fallbackModelApi: {
-						provider: 'anthropic',
-						baseUrl: anthropic.baseURL,
-						apiKey: 'sk-ant-fallback-secret',
-						headers: {},
-					},
-				},
+				credentials: { ...standInCredential(api), fallbackModelApi: fallbackCredential },
 				inputItems: [{ json: {} }],
+			},
+		);
+
+	it('asks the fallback model, by its own credential, when the first fails after its retries', async () => {
+		api.script(reply.error(503, 'The server is overloaded'));
+		anthropic.script(reply.text('Hello from the fallback.'));
+		const run = await runWithFallback(
+			{
+				fallbackProvider: 'anthropic',
+				fallbackModel: 'claude-sonnet-4-5',
+				options: { maxRetries: 0 },
+			},
+			{
+				provider: 'anthropic',
+				baseUrl: anthropic.baseURL,
+				apiKey: 'sk-ant-fallback-secret',
+				headers: {},
 			},
 		);
 		expect(errorOf(run, 'Model')?.message).toBeUndefined();
@@ -185,27 +188,9 @@ describe('Fallback Provider', () => {
 	});
 
 	it('refuses a Fallback Model API credential made for another provider, naming it', async () => {
-		const run = await runWorkflow(
-			chain(
-				modelNode(
-					'Model',
-					{ userMessage: 'Hi', fallbackProvider: 'gemini', fallbackModel: 'gemini-2.5-flash' },
-					{
-						credentials: {
-							openAiCompatibleApi: { id: 'openai', name: 'OpenAI-compatible' },
-							fallbackModelApi: { id: 'fallback', name: 'Fallback' },
-						},
-					},
-				),
-			),
-			{
-				nodeTypes: modelNodeTypes(),
-				credentials: {
-					...standInCredential(api),
-					fallbackModelApi: { provider: 'anthropic', apiKey: 'k', headers: {} },
-				},
-				inputItems: [{ json: {} }],
-			},
+		const run = await runWithFallback(
+			{ fallbackProvider: 'gemini', fallbackModel: 'gemini-2.5-flash' },
+			{ provider: 'anthropic', apiKey: 'k', headers: {} },
 		);
 		expect(errorOf(run, 'Model')?.message).toBe(
 			'The Fallback Model API credential is for anthropic, and the Fallback Provider is another: choose a credential for the Fallback Provider',
