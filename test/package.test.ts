@@ -52,6 +52,7 @@ describe('the package as n8n loads it (after the build)', () => {
 			'AnthropicMessagesApi.credentials.js',
 			'GeminiApi.credentials.js',
 			'OllamaNativeApi.credentials.js',
+			'FallbackModelApi.credentials.js',
 		]);
 	});
 

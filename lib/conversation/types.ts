@@ -142,6 +142,8 @@ export interface Conversation {
 	trace: TraceEntry[];
 	/** The final assistant text, set when the model answered without calling tools. */
 	answer?: string;
+	/** The answer parsed as JSON, when a Response Format asked for JSON; checked against its schema. */
+	output?: object | string | number | boolean | null;
 	/** Model turns taken so far (the loop guard counts these). */
 	rounds?: number;
 	/** Why the conversation ended, when it did not end with an answer. */

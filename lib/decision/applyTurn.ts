@@ -40,12 +40,20 @@ export function applyModelTurn(
 		usage: withModelCall(conversation.usage, turn.tokens, cost),
 	};
 	delete next.answer;
+	delete next.output;
 	// A turn was taken: an earlier stop at Max Rounds no longer holds.
 	delete next.stopReason;
 	// Decisions of a person were for calls of an earlier turn, never for these.
 	delete next.approval;
-	if (toolCalls.length === 0) next.answer = turn.message.content ?? '';
+	if (toolCalls.length > 0) return next;
+	if (turn.unanswered) next.stopReason = unansweredReason(turn.unanswered);
+	else next.answer = turn.message.content ?? '';
 	return next;
+}
+
+/** Why a turn of only what the node does not run is no answer. */
+export function unansweredReason(unanswered: readonly string[]): string {
+	return `The model asked for what this node does not run, and gave no answer: ${unanswered.join(', ')}. Offer only function tools, or run these outside the loop.`;
 }
 
 /**

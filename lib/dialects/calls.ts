@@ -1,4 +1,5 @@
 import { parseToolArguments } from '../conversation/arguments';
+import { excerpt, isRecord } from '../json/value';
 import type { AssistantToolCall, Message, PendingToolCall } from '../conversation/types';
 import type { ToolNameMap } from './types';
 
@@ -7,11 +8,16 @@ export interface VendorToolCall {
 	id?: unknown;
 	name: unknown;
 	arguments: unknown;
+	/** The vendor's own JSON of the call, named when the call cannot be read. */
+	sent?: unknown;
 }
+
+/** A call the vendor sent without a name: nothing could run it, so the turn fails, naming the piece. */
+export class NamelessCallError extends Error {}
 
 /**
  * Vendor tool calls to the assistant message's calls and the pending calls, for every dialect alike:
- * names mapped back, arguments kept as the exact text and parsed in a guard, and an id made from the
+ * a call without a name refused, names mapped back, arguments kept as the exact text and parsed in a guard, and an id made from the
  * position where the vendor gave none or repeated one (tool results must match their call).
  */
 export function collectToolCalls(
@@ -24,9 +30,13 @@ export function collectToolCalls(
 	const given = new Set(calls.map((call) => call.id).filter(isId));
 	const ids = new Set<string>();
 	for (const [index, call] of calls.entries()) {
+		if (typeof call.name !== 'string' || call.name === '')
+			throw new NamelessCallError(
+				`The model API sent a tool call without a name (call ${index + 1} of ${calls.length}), which no tool can answer: ${excerpt('sent' in call ? call.sent : call)}`,
+			);
 		const id = isId(call.id) && !ids.has(call.id) ? call.id : madeUpId(index, ids, given);
 		ids.add(id);
-		const name = names.fromVendor(String(call.name ?? ''));
+		const name = names.fromVendor(call.name);
 		const rawArguments = argumentsText(call.arguments);
 		const parsed = parseToolArguments(rawArguments);
 		assistantCalls.push({ id, type: 'function', function: { name, arguments: rawArguments } });
@@ -37,6 +47,31 @@ export function collectToolCalls(
 		);
 	}
 	return { assistantCalls, toolCalls };
+}
+
+/**
+ * A call of the wrapper some OpenAI models put parallel calls in, named `multi_tool_use.parallel`
+ * (Chat Completions) or `parallel` (Responses), with `{"tool_uses":[{"recipient_name":"functions.x",
+ * "parameters":{…}}]}`, as the calls it wraps, as other clients expand it; each gets the wrapper's id
+ * and its position. Anything else, a wrapper that cannot be read included, stays one call.
+ */
+export function expandParallelCall(call: VendorToolCall): VendorToolCall[] {
+	if (call.name !== 'multi_tool_use.parallel' && call.name !== 'parallel') return [call];
+	const parsed = parseToolArguments(argumentsText(call.arguments));
+	const uses = parsed.ok && Array.isArray(parsed.value.tool_uses) ? parsed.value.tool_uses : [];
+	const wrapped = uses.every(
+		(use) =>
+			isRecord(use) &&
+			typeof use.recipient_name === 'string' &&
+			use.recipient_name.startsWith('functions.'),
+	);
+	if (uses.length === 0 || !wrapped) return [call];
+	return (uses as Array<Record<string, unknown>>).map((use, index) => ({
+		id: typeof call.id === 'string' && call.id !== '' ? `${call.id}_${index}` : undefined,
+		name: String(use.recipient_name).slice('functions.'.length),
+		arguments: use.parameters ?? {},
+		sent: use,
+	}));
 }
 
 /** call_ and the call's position, with a count after it while that is taken. */

@@ -1,6 +1,7 @@
 import type {
 	AssistantMessage,
 	Conversation,
+	JsonSchema,
 	PendingToolCall,
 	TokenCounts,
 	Tool,
@@ -12,6 +13,7 @@ import type {
  *   tools.ts    - tools out: our Tool[] to the vendor's tool definitions, the vendor's schema rules applied
  *   messages.ts - messages out: the neutral conversation to the vendor's messages (results written back its way)
  *   request.ts  - the request body: messages, tools, tool choice and settings
+ *   format.ts   - the turn's shape: a structured answer (JSON, a JSON Schema), reasoning and prompt caching, the vendor's way
  *   response.ts - response in: the vendor's response body to a ModelTurn
  *   stream.ts   - stream assembly: streamed events folded into the body a non-streamed call returns
  *   finish.ts   - finish reason: the vendor's stop reason to our neutral Finish
@@ -26,6 +28,19 @@ export type DialectId = 'openaiChat' | 'openaiResponses' | 'anthropic' | 'gemini
 
 export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
 
+/** The final answer as JSON: any JSON value, or one that matches a JSON Schema (named for the vendors that want a name). */
+export type ResponseFormat =
+	{ type: 'json' } | { type: 'jsonSchema'; name: string; schema: JsonSchema };
+
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
+/** How much the model may reason before it answers; each vendor takes the one it has, the other derived. */
+export interface Reasoning {
+	effort?: ReasoningEffort;
+	/** Tokens the model may spend thinking (Anthropic's and Gemini 2.5's budget). */
+	budgetTokens?: number;
+}
+
 export interface ModelSettings {
 	model: string;
 	toolChoice: ToolChoice;
@@ -35,6 +50,15 @@ export interface ModelSettings {
 	/** Ask for strict schemas where the vendor has them; tools that cannot be made strict are sent as they are and named. */
 	strict?: boolean;
 	stream: boolean;
+	/** Fields merged into the request body, for what the node does not model; a field the node writes is refused. */
+	bodyFields?: Record<string, unknown>;
+	/** A structured final answer; text when not set. */
+	responseFormat?: ResponseFormat;
+	reasoning?: Reasoning;
+	/** Mark the prompt for the vendor's cache (Anthropic's cache_control breakpoints). */
+	promptCaching?: boolean;
+	/** OpenAI's prompt_cache_key: requests of one conversation or session land on the same cache. */
+	promptCacheKey?: string;
 }
 
 /** Where a model API is and how to authenticate; each dialect's http.ts turns it into URL and headers. */
@@ -71,6 +95,17 @@ export interface VendorRequest<TRequest> {
 	body: TRequest;
 	names: ToolNameMap;
 	notStrict: NotStrict[];
+	/**
+	 * The tool the structured answer comes by, where the vendor takes no structured answer beside
+	 * tools (answerTool.ts): a call of it is the answer, not a call to run.
+	 */
+	answerTool?: AnswerTool;
+}
+
+/** The tool a structured answer is given by; `wrapped`: the answer is its `answer` argument (a schema whose root is no object). */
+export interface AnswerTool {
+	name: string;
+	wrapped: boolean;
 }
 
 /** Why a turn ended, the same words for every vendor; the vendor's own reason is kept beside it. */
@@ -92,6 +127,13 @@ export interface ModelTurn {
 	tokens: TokenCounts;
 	/** Counts in the vendor's usage that could not be read (wrong type, below zero), left out. */
 	usageWarnings?: string[];
+	/** The model's reasoning as text (summaries, thinking, thoughts), for the trace: never part of the answer. */
+	reasoning?: string;
+	/**
+	 * What the model asked of its client that is no function call this node hands on (a Responses
+	 * `custom_tool_call` or `local_shell_call`, say), each named: a turn of only these is no answer.
+	 */
+	unanswered?: string[];
 }
 
 /** Folds streamed events into the body a non-streamed call would have returned. */

@@ -52,14 +52,22 @@ const FORMATS: Partial<Record<GeminiType, string[]>> = {
 	INTEGER: ['int32', 'int64'],
 };
 
-/** A tool's input schema as Gemini's `parameters`: always an object, `properties: {}` for a tool without arguments. */
+/**
+ * A tool's input schema as Gemini's `parameters`: always an OBJECT. A declaration without parameters
+ * is refused under mode ANY; an OBJECT with an empty `properties` map is refused at any depth
+ * ("properties: should be non-empty for OBJECT type"), so a tool without arguments is `{type: OBJECT}`.
+ */
 export function toGeminiSchema(schema: JsonSchema): GeminiSchema {
 	// Gemini's Schema has no references.
 	const converted = convert(inlineLocalRefs(schema));
-	// A declaration without parameters is refused under mode ANY, an empty object is not.
-	if (converted.type !== 'OBJECT') return { type: 'OBJECT', properties: {} };
+	if (converted.type !== 'OBJECT') return { type: 'OBJECT' };
 	const { nullable: _nullable, ...object } = converted;
-	return { ...object, properties: object.properties ?? {} };
+	return object;
+}
+
+/** A structured answer's schema as Gemini's `responseSchema`: any root, the same Schema rules. */
+export function toGeminiResponseSchema(schema: JsonSchema): GeminiSchema {
+	return convert(inlineLocalRefs(schema));
 }
 
 function convert(node: unknown): GeminiSchema {
@@ -128,6 +136,8 @@ function unexpressed(
 		const declared = new Set(declaredProperties(schema).map(([name]) => name));
 		const undeclared = requiredNames(schema).filter((name) => !declared.has(name));
 		if (undeclared.length > 0) out.required = undeclared;
+		if (declared.size === 0 && schema.additionalProperties === false)
+			out.additionalProperties = false;
 	}
 	return out;
 }
@@ -273,17 +283,16 @@ function bounds(schema: Record<string, unknown>, type: GeminiType): GeminiSchema
 
 /**
  * Properties (a `false` one forbids the key, so it is left out) and the required names that exist
- * among them (the description tells the others). An object that declares properties, or allows
- * none beyond them, keeps a properties map even when empty: without one Gemini reads an object of
- * any keys.
+ * among them (the description tells the others). An object that declares none has no properties
+ * map: Gemini refuses an empty one ("should be non-empty for OBJECT type"); that it takes no keys
+ * (`additionalProperties: false`) is told in the description.
  */
 function convertObject(schema: Record<string, unknown>): GeminiSchema {
 	const declared = declaredProperties(schema);
 	const names = declared.map(([name]) => name);
 	const required = requiredNames(schema).filter((name) => names.includes(name));
-	const closed = isRecord(schema.properties) || schema.additionalProperties === false;
 	return {
-		...((declared.length > 0 || closed) && {
+		...(declared.length > 0 && {
 			properties: Object.fromEntries(declared.map(([name, value]) => [name, convert(value)])),
 		}),
 		...(required.length > 0 && { required }),

@@ -8,6 +8,7 @@ export type TraceStep =
 	| 'tools.list'
 	| 'model.request'
 	| 'model.response'
+	| 'answer.validation'
 	| 'arguments.validation'
 	| 'tools.call.request'
 	| 'server.request'

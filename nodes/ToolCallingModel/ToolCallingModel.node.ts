@@ -59,6 +59,13 @@ export class ToolCallingModel implements INodeType {
 					hide: { provider: ['openaiChat', 'openaiResponses', 'anthropic', 'gemini'] },
 				},
 			},
+			// Optional: a fallback of the provider's own credential type may use the provider's credential.
+			{
+				name: 'fallbackModelApi',
+				required: false,
+				testedBy: 'modelApiConnection',
+				displayOptions: { hide: { fallbackProvider: ['none'] } },
+			},
 		],
 		properties,
 	};

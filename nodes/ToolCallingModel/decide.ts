@@ -13,7 +13,9 @@ import {
 import { readConversation } from '../../lib/conversation/read';
 import type { Conversation } from '../../lib/conversation/types';
 import { PendingCallsError, UnknownToolChoiceError } from '../../lib/decision/readiness';
+import { AnswerFormatError } from '../../lib/decision/structuredAnswer';
 import { takeModelTurn } from '../../lib/decision/takeTurn';
+import { BodyFieldError } from '../../lib/dialects/settings';
 import { UnsupportedSettingError } from '../../lib/dialects/types';
 import { ModelApiError } from '../../lib/model/errors';
 import { ReplayDriftError } from '../../lib/trace/recording';
@@ -21,10 +23,19 @@ import type { Routed } from '../shared/items';
 import { itemParameter } from '../shared/parameters';
 import { answersFromRecording } from '../shared/recordingOptions';
 import { nodeRedactions } from '../shared/traceOptions';
+import { promptCacheKey } from './cacheKey';
 import { chatStreamFor } from './chat';
-import { liveEndpoints, recordedEndpoints } from './endpoints';
-import { providerOf } from './providers';
-import { settingsOf } from './settings';
+import type { ModelRoute } from '../../lib/decision/fallback';
+import type { Dialect } from '../../lib/dialects/types';
+import type { NodeRedaction } from '../shared/traceOptions';
+import {
+	fallbackEndpoints,
+	liveEndpoints,
+	recordedEndpoints,
+	type ModelEndpoints,
+} from './endpoints';
+import { providerOf, type Provider } from './providers';
+import { settingsOf, type NodeSettings } from './settings';
 
 export const TOOL_CALLS_OUTPUT = 0;
 export const FINAL_ANSWER_OUTPUT = 1;
@@ -37,25 +48,50 @@ export const FINAL_ANSWER_OUTPUT = 1;
 export async function decide(context: IExecuteFunctions) {
 	const nodeName = context.getNode().name;
 	const provider = providerOf(context.getNodeParameter('provider', 0, 'openaiChat') as string);
-	const endpoints = answersFromRecording(context, 'replay')
-		? recordedEndpoints(context)
-		: await liveEndpoints(context, provider);
-	const redactionFor = nodeRedactions(context, endpoints.secrets);
+	const replay = answersFromRecording(context, 'replay');
+	const endpoints = replay ? recordedEndpoints(context) : await liveEndpoints(context, provider);
+	const fallbackId = context.getNodeParameter('fallbackProvider', 0, 'none') as string;
+	// A replay answers from the recording, whichever model answered the recorded turn.
+	const fallbackProvider = fallbackId === 'none' || replay ? undefined : providerOf(fallbackId);
+	const fallback =
+		fallbackProvider &&
+		(await fallbackEndpoints(context, { provider, endpoints }, fallbackProvider));
+	const redactionFor = nodeRedactions(context, [
+		...endpoints.secrets,
+		...(fallback?.secrets ?? []),
+	]);
 
 	const processItem = async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const settings = settingsOf(context, itemIndex);
 		const conversation = conversationFor(context, item, itemIndex);
 		const redaction = redactionFor(itemIndex);
 		const dialect = provider.dialect(settings.request);
+		const cacheKey =
+			settings.model.promptCaching &&
+			promptCacheKey(dialect.id, endpoints.baseUrl, {
+				...conversation,
+				session: item.json.session as { id?: unknown },
+			});
 		const { conversation: next, turn } = await takeModelTurn(conversation, {
 			nodeName,
 			dialect,
-			settings: settings.model,
+			settings: { ...settings.model, ...(cacheKey && { promptCacheKey: cacheKey }) },
 			maxRounds: settings.maxRounds,
+			maxRepairs: settings.maxRepairs,
 			...settings.usage,
 			endpoint: endpoints.forItem(itemIndex, dialect, settings, redaction),
 			tracePolicy: redaction.trace,
-			answer: chatStreamFor(context, itemIndex, settings, endpoints.secrets),
+			answer: chatStreamFor(context, itemIndex, settings, [
+				...endpoints.secrets,
+				...(fallback?.secrets ?? []),
+			]),
+			...(fallback &&
+				fallbackProvider && {
+					fallback: fallbackRoute(context, itemIndex, fallbackProvider, fallback, dialect, {
+						settings,
+						redaction,
+					}),
+				}),
 		}).catch((error: unknown) => {
 			throw nodeErrorOfTurn(context, error, itemIndex);
 		});
@@ -75,6 +111,34 @@ export async function decide(context: IExecuteFunctions) {
 		return leave(turn.toolCalls.length > 0 ? TOOL_CALLS_OUTPUT : FINAL_ANSWER_OUTPUT);
 	};
 	return { processItem, redactionFor };
+}
+
+/**
+ * The fallback model for one item: the node's settings with the Fallback Model; Additional Body
+ * Fields go only to a fallback of the same dialect, as another vendor may refuse them.
+ */
+function fallbackRoute(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	provider: Provider,
+	endpoints: ModelEndpoints,
+	primary: Dialect,
+	item: { settings: NodeSettings; redaction: NodeRedaction },
+): ModelRoute {
+	const model = String(itemParameter(context, 'fallbackModel', itemIndex, '')).trim();
+	if (model === '')
+		throw new NodeOperationError(context.getNode(), 'Choose a Fallback Model', { itemIndex });
+	const dialect = provider.dialect(item.settings.request);
+	const { bodyFields, ...settings } = item.settings.model;
+	return {
+		dialect,
+		settings: {
+			...settings,
+			model,
+			...(dialect.id === primary.id && bodyFields && { bodyFields }),
+		},
+		endpoint: endpoints.forItem(itemIndex, dialect, item.settings, item.redaction),
+	};
 }
 
 function conversationFor(
@@ -141,6 +205,14 @@ function nodeErrorOfTurn(
 		itemIndex,
 		...(error instanceof UnsupportedSettingError && {
 			description: 'The provider has no such setting: change it, or pick another provider.',
+		}),
+		...(error instanceof AnswerFormatError && {
+			description:
+				'Loosen the Response Schema, raise Max Repairs, or tell the model in the system message what to answer.',
+		}),
+		...(error instanceof BodyFieldError && {
+			description:
+				'Additional Body Fields is for what the node does not model; it never overwrites what the node sends.',
 		}),
 		...(error instanceof ReplayDriftError && {
 			description:

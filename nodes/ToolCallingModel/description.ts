@@ -4,7 +4,7 @@ import { recordingProperties } from '../shared/recordingOptions';
 import { traceOptionsProperty } from '../shared/traceOptions';
 import { budgetProperty } from './budget';
 
-const PROVIDER_OPTIONS = [
+export const PROVIDER_OPTIONS = [
 	{
 		name: 'OpenAI-Compatible (Chat Completions)',
 		value: 'openaiChat',
@@ -101,6 +101,38 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { toolChoice: ['named'] } },
 	},
 	{
+		displayName: 'Response Format',
+		name: 'responseFormat',
+		type: 'options',
+		default: 'text',
+		options: [
+			{ name: 'Text', value: 'text', description: 'The answer as the model writes it' },
+			{
+				name: 'JSON',
+				value: 'json',
+				description: 'The answer as JSON, parsed into output',
+			},
+			{
+				name: 'JSON Schema',
+				value: 'jsonSchema',
+				description:
+					'The answer as JSON that matches the schema below, checked, parsed into output',
+			},
+		],
+		description:
+			'How the final answer is written. JSON answers are parsed into the item’s output (the text stays in answer); one that breaks the schema goes back to the model, naming what is wrong, up to Max Repairs. Tool calls work as before.',
+	},
+	{
+		displayName: 'Response Schema',
+		name: 'responseSchema',
+		type: 'json',
+		default:
+			'{\n  "type": "object",\n  "properties": {\n    "answer": { "type": "string" }\n  },\n  "required": ["answer"]\n}',
+		displayOptions: { show: { responseFormat: ['jsonSchema'] } },
+		description:
+			'The JSON Schema the answer must match (draft 2020-12, or the draft its $schema names)',
+	},
+	{
 		displayName:
 			'Ollama has no tool choice: Auto offers the tools, None leaves them out; Required and One Named Tool stop with an error. Parallel Tool Calls and Strict Schemas are not Ollama settings either.',
 		name: 'ollamaNotice',
@@ -117,12 +149,39 @@ export const properties: INodeProperties[] = [
 		displayOptions: { show: { provider: ['gemini'] } },
 	},
 	{
+		displayName: 'Fallback Provider',
+		name: 'fallbackProvider',
+		type: 'options',
+		noDataExpression: true,
+		default: 'none',
+		options: [{ name: 'None', value: 'none' }, ...PROVIDER_OPTIONS],
+		description:
+			'A second model, asked when the first fails after its retries (rate limit, server error or overload, timeout, connection refused). Its credential is the Fallback Model API one, or, for a provider of the same credential type, the provider’s own when none is set. The trace says which model answered, and why the first did not.',
+	},
+	{
+		displayName: 'Fallback Model',
+		name: 'fallbackModel',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. claude-sonnet-4-5',
+		displayOptions: { hide: { fallbackProvider: ['none'] } },
+	},
+	{
 		displayName: 'Options',
 		name: 'options',
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
 		options: [
+			{
+				displayName: 'Additional Body Fields',
+				name: 'bodyFields',
+				type: 'json',
+				default: '{}',
+				description:
+					'Fields merged into every request body, for what the node does not model: seed, top_k, safety settings, a vendor’s beta field. Objects merge with what the node sets (Gemini’s generationConfig). A field the node writes (messages, tools, model, stream…) or already sets from an option is refused by name.',
+			},
 			{
 				displayName: 'Announce Tool Calls',
 				name: 'announceToolCalls',
@@ -156,6 +215,15 @@ export const properties: INodeProperties[] = [
 				default: 2,
 				description:
 					'Retries of a request answered 408, 409, 429 or 5xx, or whose connection failed or timed out; waiting as the Retry-After header says, else backing off',
+			},
+			{
+				displayName: 'Max Repairs',
+				name: 'maxRepairs',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 2,
+				description:
+					'How many times an answer that breaks the Response Format goes back to the model, naming what is wrong (each a round), before the item fails saying why',
 			},
 			{
 				displayName: 'Max Rounds',
@@ -211,6 +279,28 @@ export const properties: INodeProperties[] = [
 					'Whether to ask the API to follow each tool schema exactly (OpenAI’s strict mode, where the provider has one). Tools whose schema cannot be made strict are sent as they are and named in the trace.',
 			},
 			{
+				displayName: 'Prompt Caching',
+				name: 'promptCaching',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to mark the prompt for the provider’s cache: Anthropic’s cache_control on the tools, system prompt and conversation so far; OpenAI’s prompt_cache_key from the chat session or the conversation. It changes no answer; cached tokens are counted in usage.',
+			},
+			{
+				displayName: 'Reasoning Effort',
+				name: 'reasoningEffort',
+				type: 'options',
+				default: 'medium',
+				options: [
+					{ name: 'Minimal', value: 'minimal' },
+					{ name: 'Low', value: 'low' },
+					{ name: 'Medium', value: 'medium' },
+					{ name: 'High', value: 'high' },
+				],
+				description:
+					'How much a reasoning model thinks before it answers: OpenAI’s reasoning effort, Gemini 3’s thinking level, Ollama’s think level; Anthropic and Gemini 2.5 take a budget derived from it (see Thinking Budget). The reasoning is in the trace, never in the answer.',
+			},
+			{
 				displayName: 'Stream',
 				name: 'stream',
 				type: 'boolean',
@@ -232,6 +322,15 @@ export const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0, maxValue: 2, numberPrecision: 2 },
 				default: 1,
+			},
+			{
+				displayName: 'Thinking Budget (Tokens)',
+				name: 'thinkingBudget',
+				type: 'number',
+				typeOptions: { minValue: 1024 },
+				default: 8192,
+				description:
+					'Tokens the model may spend thinking: Anthropic’s budget_tokens (added to Max Tokens), Gemini 2.5’s thinkingBudget; OpenAI takes the effort it stands for. Reasoning is on when this or Reasoning Effort is set.',
 			},
 			{
 				displayName: 'Timeout (Ms)',

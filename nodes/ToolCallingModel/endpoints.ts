@@ -1,21 +1,26 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
+import { savedNode } from '../shared/parameters';
 import {
 	liveModelEndpoint,
 	recordedModelEndpoint,
 	type ModelEndpoint,
 } from '../../lib/decision/endpoint';
-import type { Dialect } from '../../lib/dialects/types';
+import type { Dialect, EndpointConfig } from '../../lib/dialects/types';
 import { endpointSecrets } from '../../lib/model/transport';
 import { nodeHttpSend } from '../shared/modelHttp';
 import { recordingReader } from '../shared/recordingOptions';
 import type { NodeRedaction } from '../shared/traceOptions';
-import { endpointFromCredentials, type Provider } from './providers';
+import { endpointFromCredentials, providerOf, type Provider } from './providers';
 import type { NodeSettings } from './settings';
 
 /** What answers the node's turns, chosen once per execution: the model API, or a recorded run. */
 export interface ModelEndpoints {
 	/** The values of the credential in use, redacted in everything the node writes. */
 	secrets: readonly string[];
+	/** The API's Base URL; none when a recording answers. */
+	baseUrl?: string;
+	/** Where the API is and how to reach it; none when a recording answers. */
+	config?: EndpointConfig;
 	/** The endpoint of one item's turn, with that item's settings. */
 	forItem(
 		itemIndex: number,
@@ -29,12 +34,16 @@ export interface ModelEndpoints {
 export async function liveEndpoints(
 	context: IExecuteFunctions,
 	provider: Provider,
+	known?: EndpointConfig,
 ): Promise<ModelEndpoints> {
-	const credentials = await context.getCredentials(provider.credentialType);
-	const config = endpointFromCredentials(provider, credentials);
+	const config =
+		known ??
+		endpointFromCredentials(provider, await context.getCredentials(provider.credentialType));
 	const send = nodeHttpSend(context);
 	return {
 		secrets: endpointSecrets(config),
+		baseUrl: config.baseUrl,
+		config,
 		forItem: (_itemIndex, dialect, settings) =>
 			liveModelEndpoint(dialect, config, {
 				send,
@@ -53,4 +62,32 @@ export function recordedEndpoints(context: IExecuteFunctions): ModelEndpoints {
 		forItem: (itemIndex, _dialect, _settings, redaction) =>
 			recordedModelEndpoint(() => recordingOf(itemIndex, redaction.trace.redactor)),
 	};
+}
+
+/**
+ * The fallback model's API (Fallback Provider), when one is chosen: its own credential (Fallback
+ * Model API) at the fallback provider's Base URL unless the credential names one, or the
+ * provider's credential when the fallback takes the same type and has none of its own.
+ */
+export async function fallbackEndpoints(
+	context: IExecuteFunctions,
+	primary: { provider: Provider; endpoints: ModelEndpoints },
+	fallback: Provider,
+): Promise<ModelEndpoints> {
+	if (savedNode(context).credentials?.fallbackModelApi) {
+		const credentials = await context.getCredentials('fallbackModelApi');
+		const named = providerOf(String(credentials.provider ?? ''));
+		if (named !== fallback)
+			throw new NodeOperationError(
+				context.getNode(),
+				`The Fallback Model API credential is for ${String(credentials.provider)}, and the Fallback Provider is another: choose a credential for the Fallback Provider`,
+			);
+		return liveEndpoints(context, fallback, endpointFromCredentials(fallback, credentials));
+	}
+	if (fallback.credentialType === primary.provider.credentialType && primary.endpoints.config)
+		return liveEndpoints(context, fallback, primary.endpoints.config);
+	throw new NodeOperationError(
+		context.getNode(),
+		'The Fallback Provider needs a credential: choose a Fallback Model API credential for it',
+	);
 }

@@ -38,7 +38,12 @@ export async function modelApiConnection(
 	credential: ICredentialsDecrypted,
 ): Promise<INodeCredentialTestResult> {
 	try {
-		const provider = providerOf(providerIdOfCredential(credential.type));
+		// The fallback's credential names the provider it is for; the others are the provider's own.
+		const provider = providerOf(
+			credential.type === 'fallbackModelApi'
+				? String(credential.data?.provider ?? '')
+				: providerIdOfCredential(credential.type),
+		);
 		const endpoint = endpointFromCredentials(provider, credential.data ?? {});
 		const models = await listModels(provider.dialect({}), endpoint, {
 			...EDITOR_CALL,

@@ -36,6 +36,22 @@ const afterOneRound: Conversation = {
 };
 
 describe('applyModelTurn', () => {
+	it('takes a turn of only what the node does not run for no answer, naming each in stopReason', () => {
+		const turn: ModelTurn = {
+			...turnCalling(),
+			message: { role: 'assistant', content: null },
+			finish: 'other',
+			finishReason: 'completed',
+			unanswered: ["custom_tool_call 'write_sql' (call_1)", 'local_shell_call (call_2)'],
+		};
+		const next = applyModelTurn(afterOneRound, turn, new Set(), unpriced);
+		expect(next.answer).toBeUndefined();
+		expect(next.toolCalls).toEqual([]);
+		expect(next.stopReason).toBe(
+			"The model asked for what this node does not run, and gave no answer: custom_tool_call 'write_sql' (call_1), local_shell_call (call_2). Offer only function tools, or run these outside the loop.",
+		);
+	});
+
 	it('keeps every call id unique in the conversation: a made-up id a vendor repeats gets the round as a suffix', () => {
 		// Vendors without ids get call_0, call_1… every turn; Anthropic refuses a history with a repeated id.
 		const next = applyModelTurn(

@@ -270,7 +270,7 @@ describe('buildRequest: a history of calls without tools', () => {
 			{
 				name: 'weather_get',
 				description: 'Called earlier in this conversation; not offered now.',
-				input_schema: { type: 'object' },
+				input_schema: { type: 'object', properties: {} },
 			},
 		]);
 		expect(body.tool_choice).toEqual({ type: 'none' });

@@ -7,7 +7,7 @@ import { DIALECTS } from '../../lib/dialects/registry';
 import type { ModelSettings } from '../../lib/dialects/types';
 import { DIALECT_CASES } from '../support/dialectCases';
 import { echoWithoutSchema as echo, weather } from '../support/dialectTools';
-import { functionsOf } from '../support/vendorRules';
+import { functionsOf, ruleViolations } from '../support/vendorRules';
 
 const OUR_KEYS =
 	'structuredContent|attachments|isError|mcpName|annotations|outputSchema|readOnlyHint|vendorTurn|"server"';
@@ -71,6 +71,37 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 			// Gemini's format has no tool_calls or tool_call_id, so our message keys must not leak into it.
 			const ours = row.id === 'gemini' ? `${OUR_KEYS}|tool_call` : OUR_KEYS;
 			expect(JSON.stringify(body)).not.toMatch(new RegExp(ours));
+		});
+
+		describe('Additional Body Fields', () => {
+			// Where the node puts the temperature in this vendor's body, and so where a field beside it goes.
+			const nested =
+				row.id === 'gemini' ? 'generationConfig' : row.id === 'ollama' ? 'options' : undefined;
+			const at = (fields: Record<string, unknown>) => (nested ? { [nested]: fields } : fields);
+			const ask = { tools: [weather], messages: [{ role: 'user' as const, content: 'x' }] };
+
+			it('merges fields the node does not model, objects key by key with what the node sets', () => {
+				const { body } = build(ask, {
+					temperature: 0.5,
+					bodyFields: { seed: 7, ...at({ top_k: 3 }) },
+				}) as { body: Record<string, any> };
+				expect(body.seed).toBe(7);
+				const settingsObject = nested ? body[nested] : body;
+				expect(settingsObject).toMatchObject({ top_k: 3, temperature: 0.5 });
+			});
+
+			it('refuses a field the node writes itself, by name, and one an option already sets', () => {
+				const owned =
+					row.id === 'gemini' ? 'contents' : row.id === 'openaiResponses' ? 'input' : 'messages';
+				expect(() => build(ask, { bodyFields: { [owned]: [], seed: 1 } })).toThrow(
+					`Additional Body Fields sets '${owned}', which the node writes itself`,
+				);
+				expect(() => build(ask, { bodyFields: { tools: [] } })).toThrow("sets 'tools'");
+				const path = nested ? `${nested}.temperature` : 'temperature';
+				expect(() => build(ask, { temperature: 0.5, bodyFields: at({ temperature: 1 }) })).toThrow(
+					`Additional Body Fields sets '${path}', which the node already sets to 0.5 from its options`,
+				);
+			});
 		});
 
 		it('leaves out tools and every tool setting when there are no tools', () => {
@@ -147,13 +178,44 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 				return fn.schema as Record<string, unknown>;
 			};
 
-			it('sends an empty object schema for a tool without one', () => {
-				expect(rootOf({})).toMatchObject({ type: row.objectType, properties: {} });
+			// OpenAI refuses an object without properties ("object schema missing properties"), Gemini an
+			// OBJECT whose properties map is empty ("should be non-empty for OBJECT type").
+			const emptyObject =
+				row.objectType === 'OBJECT' ? { type: 'OBJECT' } : { type: 'object', properties: {} };
+
+			it('sends an empty object schema for a tool without one, as each vendor takes it', () => {
+				expect(rootOf({})).toEqual(emptyObject);
 			});
 
-			it('adds the object type to a schema that names none, as some servers send', () => {
-				const root = rootOf({ $schema: 'http://json-schema.org/draft-07/schema#' });
+			it.each([
+				['{"type":"object"}', { type: 'object' }],
+				[
+					'$schema alone (the published GitLab server)',
+					{ $schema: 'http://json-schema.org/draft-07/schema#' },
+				],
+			])('sends %s as an object the vendor takes', (_what, inputSchema) => {
+				const root = rootOf(inputSchema);
 				expect(root.type).toBe(row.objectType);
+				expect(root.properties).toEqual(emptyObject.properties);
+			});
+
+			it('keeps nested objects without properties within the vendor rules', () => {
+				const { body } = build({
+					tools: [
+						{
+							name: 'tool',
+							inputSchema: {
+								type: 'object',
+								properties: {
+									meta: { type: 'object' },
+									closed: { type: 'object', properties: {} },
+								},
+							},
+						},
+					],
+					messages: [{ role: 'user', content: 'x' }],
+				});
+				expect(ruleViolations(row.id, body as Record<string, unknown>)).toEqual([]);
 			});
 
 			it('sends the object type for a type list that allows an object', () => {
@@ -203,7 +265,6 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 				{ id: 'call_x', name: 'echo', arguments: '[1]' },
 				// Some servers send arguments as an object where the vendor's format has JSON text.
 				{ id: 'call_e', name: 'echo', arguments: { text: 'hi' } },
-				{},
 				{ id: 'call_ab', name: 'a_b', arguments: row.wireArguments({ q: 1 }) },
 			]);
 			const toolCalls = [
@@ -229,7 +290,6 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 					argumentsError: 'must be a JSON object, got array',
 				},
 				{ id: 'call_e', name: 'echo', arguments: { text: 'hi' }, rawArguments: '{"text":"hi"}' },
-				{ id: 'call_5', name: '', arguments: {}, rawArguments: '' },
 				{ id: 'call_ab', name: 'a/b', arguments: { q: 1 }, rawArguments: '{"q":1}' },
 			];
 			expect(neutral(parse(body))).toEqual({
@@ -250,6 +310,16 @@ describe.each(DIALECT_CASES.map((row) => [row.id, row] as const))('%s', (_id, ro
 				tokens: row.tokens,
 				...(row.answeredBy && { model: row.answeredBy }),
 			});
+		});
+
+		it('refuses a call without a name, naming the piece: no tool could answer it', () => {
+			const body = row.callsAnswer([
+				{ id: 'call_a', name: 'echo', arguments: row.wireArguments({}) },
+				{ id: 'call_b', arguments: row.wireArguments({ q: 1 }) },
+			]);
+			expect(() => parse(body)).toThrow(
+				/^The model API sent a tool call without a name \(call 2 of 2\), which no tool can answer: .*call_b/,
+			);
 		});
 
 		it("makes up ids that are none of the vendor's ids in the same turn, which stay as they came", () => {

@@ -338,6 +338,8 @@ describe('parseResponse', () => {
 			finishReason: 'STOP',
 			usage: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
 			tokens: { input: 10, output: 5, cacheRead: 0, cacheWrite: null, reasoning: 0 },
+			// The thoughts go to the trace, never into the answer.
+			reasoning: 'Plan.',
 		});
 	});
 

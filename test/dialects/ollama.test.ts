@@ -327,27 +327,13 @@ describe('parseResponse', () => {
 		tokens: { input: 20, output: 5, cacheRead: null, cacheWrite: null, reasoning: null },
 	};
 
-	it('reads a call that is no object as one without name or arguments', () => {
+	it('refuses a call that is no object, naming it', () => {
 		const body = ollamaResponse({
 			tool_calls: [{ id: 'call_a', function: { name: 'echo', arguments: {} } }, null],
 		});
-		expect(ollamaDialect.parseResponse(body, names)).toEqual({
-			message: {
-				role: 'assistant',
-				content: null,
-				tool_calls: [
-					{ id: 'call_a', type: 'function', function: { name: 'echo', arguments: '{}' } },
-					{ id: 'call_1', type: 'function', function: { name: '', arguments: '' } },
-				],
-			},
-			toolCalls: [
-				{ id: 'call_a', name: 'echo', arguments: {}, rawArguments: '{}' },
-				{ id: 'call_1', name: '', arguments: {}, rawArguments: '' },
-			],
-			finish: 'tool_calls',
-			finishReason: 'stop',
-			...answered,
-		});
+		expect(() => ollamaDialect.parseResponse(body, names)).toThrow(
+			'The model API sent a tool call without a name (call 2 of 2), which no tool can answer: null',
+		);
 	});
 
 	it('does not guess calls out of text: a call written as JSON content stays text', () => {

@@ -182,3 +182,18 @@ describe('Tool Calling Model: options of one provider', () => {
 		expect(shownFor('maxTokensField')).toEqual({ show: { '/provider': ['openaiChat'] } });
 	});
 });
+
+describe('Fallback Model API credential', () => {
+	it('is tested against the provider it names', async () => {
+		const result = await modelApiConnection.call(await credentialTestContext(), {
+			id: '1',
+			name: 'c',
+			type: 'fallbackModelApi',
+			data: { provider: 'openaiChat', ...credentials() },
+		});
+		expect(result).toEqual({
+			status: 'OK',
+			message: expect.stringMatching(/^Connected: 4 models/),
+		});
+	});
+});

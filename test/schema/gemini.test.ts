@@ -44,14 +44,15 @@ describe('toGeminiSchema', () => {
 		});
 	});
 
-	it('sends an empty object for a tool without arguments, and for a root that is not an object', () => {
+	it('sends an OBJECT without a properties map for a tool without arguments, and for a root that is not an object', () => {
+		// Gemini refuses an empty map: "properties: should be non-empty for OBJECT type".
 		for (const schema of [
 			{},
 			{ type: 'object' },
 			{ type: 'object', properties: {}, required: [] },
 			{ type: 'string' },
 		]) {
-			expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT', properties: {} });
+			expect(toGeminiSchema(schema)).toEqual({ type: 'OBJECT' });
 		}
 	});
 
@@ -269,10 +270,10 @@ describe('toGeminiSchema', () => {
 			type: 'OBJECT',
 			description: 'JSON Schema: {"additionalProperties":{"type":"string"}}',
 		});
-		// Without a properties map Gemini reads an object of any keys.
+		// Gemini refuses an empty properties map, so that no key is allowed is told instead.
 		expect(property({ type: 'object', additionalProperties: false })).toEqual({
 			type: 'OBJECT',
-			properties: {},
+			description: 'JSON Schema: {"additionalProperties":false}',
 		});
 		expect(property({ type: 'object' })).toEqual({ type: 'OBJECT' });
 		const schema = object(
@@ -476,11 +477,25 @@ describe("Gemini's documented Schema rules (the vendor rule table)", () => {
 						minItems: 0,
 					},
 					c: { type: 'STRING', pattern: '^c', minLength: 1, maxLength: '9' },
-					d: { type: 'OBJECT', properties: {}, minProperties: 0, maxProperties: 3 },
+					d: { type: 'OBJECT', minProperties: 0, maxProperties: 3 },
 				},
 				required: ['a'],
 			}),
 		).toEqual([]);
+	});
+
+	it('names an empty properties map, at the root and below', () => {
+		expect(
+			geminiRuleViolations({
+				type: 'OBJECT',
+				properties: { d: { type: 'OBJECT', properties: {} } },
+			}),
+		).toEqual([
+			expect.stringContaining('#/properties/d: properties: should be non-empty for OBJECT type'),
+		]);
+		expect(geminiRuleViolations({ type: 'OBJECT', properties: {} })).toEqual([
+			expect.stringContaining('#: properties: should be non-empty'),
+		]);
 	});
 
 	it('names parameters that are not an OBJECT', () => {

@@ -6,6 +6,7 @@
  */
 import type { DialectId } from '../../lib/dialects/types';
 import { isRecord } from '../../lib/json/value';
+import { REQUEST_RULES } from './requestRules';
 
 type Json = Record<string, unknown>;
 
@@ -70,6 +71,23 @@ function nameRule(dialect: DialectId, pattern: RegExp, says: string, see: string
 		see,
 		check: eachFunction(dialect, (fn) =>
 			pattern.test(String(fn.name)) ? [] : [`name ${JSON.stringify(fn.name)}`],
+		),
+	};
+}
+
+/**
+ * OpenAI answers 400 "Invalid schema for function '…': In context=(), object schema missing
+ * properties" for a root object without `properties` (strict or not), as MCP servers send for
+ * tools without arguments (spring-ai #4776, kubernetes-mcp-server #340, fast-agent #143).
+ */
+function propertiesRule(dialect: DialectId, see: string): VendorRule {
+	return {
+		says: 'An object schema must declare properties: "In context=(), object schema missing properties".',
+		see,
+		check: eachFunction(dialect, (fn) =>
+			isRecord(fn.schema) && fn.schema.type === 'object' && !isRecord(fn.schema.properties)
+				? ['object schema missing properties']
+				: [],
 		),
 	};
 }
@@ -288,6 +306,8 @@ export function geminiSchemaProblems(node: unknown, path = '#'): string[] {
 	const properties = isRecord(node.properties) ? node.properties : {};
 	if (node.properties !== undefined && !isRecord(node.properties))
 		problems.push(at('properties is not a map'));
+	else if (node.properties !== undefined && Object.keys(properties).length === 0)
+		problems.push(at('properties: should be non-empty for OBJECT type'));
 	const undeclared = list(node.required).filter((name) => !Object.hasOwn(properties, String(name)));
 	if (node.required !== undefined && (!Array.isArray(node.required) || undeclared.length > 0))
 		problems.push(
@@ -359,6 +379,7 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 			'parameters: the arguments described as a JSON Schema object; the API refuses a schema whose type is not "object".',
 			CHAT_TOOLS,
 		),
+		propertiesRule('openaiChat', CHAT_TOOLS),
 		...strictRules('openaiChat'),
 	],
 	openaiResponses: [
@@ -380,6 +401,7 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 			'parameters: a JSON Schema object describing the parameters of the function; its type must be "object".',
 			RESPONSES_TOOLS,
 		),
+		propertiesRule('openaiResponses', RESPONSES_TOOLS),
 		...strictRules('openaiResponses'),
 	],
 	anthropic: [
@@ -456,9 +478,9 @@ export const VENDOR_RULES: Record<DialectId, VendorRule[]> = {
 	],
 };
 
-/** Every rule a request body breaks, each named by what the rule says. */
+/** Every rule a request body breaks (its tools', and those of ./requestRules.ts), each named by what the rule says. */
 export function ruleViolations(dialect: DialectId, body: Json): string[] {
-	return VENDOR_RULES[dialect].flatMap((rule) =>
+	return [...VENDOR_RULES[dialect], ...REQUEST_RULES[dialect]].flatMap((rule) =>
 		rule.check(body).map((problem) => `${problem} [${rule.see}]`),
 	);
 }

@@ -1,10 +1,15 @@
-import type { Conversation } from '../../conversation/types';
+import { withBodyFields } from '../settings';
+import type { Conversation, Tool } from '../../conversation/types';
+import { anthropicFormat, markCacheBreakpoints, type AnthropicShape } from './format';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolNameMap, VendorRequest } from '../types';
 import { toAnthropicMessages } from './messages';
 import { anthropicToolNames } from './names';
 import { toAnthropicTools } from './tools';
 import type { AnthropicRequest, AnthropicTool, AnthropicToolChoice } from './wire';
+
+/** The fields of a Messages body the node writes itself: Additional Body Fields may not set them. */
+export const ANTHROPIC_OWNED = ['model', 'messages', 'system', 'tools', 'tool_choice', 'stream'];
 
 /**
  * Anthropic refuses a request without max_tokens. 4096 is within every Claude model's output limit
@@ -16,20 +21,30 @@ export function buildAnthropicRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
 	settings: ModelSettings,
 ): VendorRequest<AnthropicRequest> {
-	const { tools } = conversation;
-	const names = anthropicToolNames(historyToolNames(conversation));
+	const shape = anthropicFormat(
+		settings,
+		conversation.tools,
+		settings.maxTokens ?? DEFAULT_MAX_TOKENS,
+	);
+	const tools = shape.answer ? [...conversation.tools, shape.answer.tool] : conversation.tools;
+	const names = anthropicToolNames(historyToolNames({ ...conversation, tools }));
 	const vendorTools = toAnthropicTools(tools, names, settings.strict);
 	const { system, messages } = toAnthropicMessages(conversation.messages, names);
 	const body: AnthropicRequest = {
 		model: settings.model,
-		max_tokens: settings.maxTokens ?? DEFAULT_MAX_TOKENS,
+		max_tokens: shape.maxTokens,
 		messages,
 		stream: settings.stream,
+		...shape.fields,
 	};
 	if (system !== undefined) body.system = system;
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
-		body.tool_choice = toAnthropicToolChoice(settings, names);
+		body.tool_choice = toAnthropicToolChoice(
+			settings,
+			names,
+			answerOnly(shape, conversation.tools),
+		);
 	} else {
 		const called = calledTools(conversation, names);
 		if (called.length > 0) {
@@ -38,7 +53,20 @@ export function buildAnthropicRequest(
 		}
 	}
 	if (settings.temperature !== undefined) body.temperature = settings.temperature;
-	return { body, names, notStrict: vendorTools.notStrict };
+	if (settings.promptCaching) markCacheBreakpoints(body);
+	return {
+		body: withBodyFields(body, settings.bodyFields, ANTHROPIC_OWNED),
+		names,
+		notStrict: vendorTools.notStrict.filter((tool) => tool.name !== shape.answer?.answerTool.name),
+		...(shape.answer && { answerTool: shape.answer.answerTool }),
+	};
+}
+
+/** The answer tool, when it is the only tool and thinking allows forcing it: the model must answer by it. */
+function answerOnly(shape: AnthropicShape, tools: readonly Tool[]): string | undefined {
+	return shape.answer && tools.length === 0 && !shape.fields.thinking
+		? shape.answer.answerTool.name
+		: undefined;
 }
 
 /**
@@ -57,13 +85,17 @@ function calledTools(
 	return [...new Set(called)].map((name) => ({
 		name: names.toVendor(name),
 		description: 'Called earlier in this conversation; not offered now.',
-		input_schema: { type: 'object' },
+		input_schema: { type: 'object', properties: {} },
 	}));
 }
 
 /** Parallel calls are on by default; turning them off is a flag on the choice ("none" has none). */
-function toAnthropicToolChoice(settings: ModelSettings, names: ToolNameMap): AnthropicToolChoice {
-	const { toolChoice } = settings;
+function toAnthropicToolChoice(
+	settings: ModelSettings,
+	names: ToolNameMap,
+	forced?: string,
+): AnthropicToolChoice {
+	const toolChoice = forced ? { name: forced } : settings.toolChoice;
 	if (toolChoice === 'none') return { type: 'none' };
 	const choice: AnthropicToolChoice =
 		toolChoice === 'auto'

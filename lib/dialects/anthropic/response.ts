@@ -25,13 +25,18 @@ export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMa
 	const { assistantCalls, toolCalls } = collectToolCalls(
 		blocks
 			.filter((block) => block.type === 'tool_use')
-			.map((block) => ({ id: block.id, name: block.name, arguments: block.input })),
+			.map((block) => ({ id: block.id, name: block.name, arguments: block.input, sent: block })),
 		names,
 	);
 	const text = textOf(blocks);
 	// Thinking (with its signature) and server tool blocks must go back verbatim; plain turns stay small.
 	const keep = blocks.some((block) => !NEUTRAL_BLOCKS.has(String(block.type)));
 	const finishReason = typeof body.stop_reason === 'string' ? body.stop_reason : null;
+	const reasoning = blocks
+		.flatMap((block) =>
+			block.type === 'thinking' && typeof block.thinking === 'string' ? [block.thinking] : [],
+		)
+		.join('\n\n');
 	return {
 		message: {
 			role: 'assistant',
@@ -46,6 +51,7 @@ export function parseAnthropicResponse(body: AnthropicMessage, names: ToolNameMa
 		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
 		...usageOfTurn(anthropicUsage(body.usage)),
+		...(reasoning !== '' && { reasoning }),
 	};
 }
 

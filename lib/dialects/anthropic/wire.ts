@@ -33,6 +33,7 @@ export interface AnthropicTool {
 	name: string;
 	description?: string;
 	input_schema: JsonSchema;
+	cache_control?: { type: 'ephemeral' };
 }
 
 export type AnthropicToolChoice =
@@ -44,11 +45,14 @@ export interface AnthropicRequest {
 	model: string;
 	max_tokens: number;
 	messages: AnthropicMessageParam[];
-	system?: string;
+	/** Text, or text blocks when one carries a cache breakpoint. */
+	system?: string | AnthropicBlock[];
 	tools?: AnthropicTool[];
 	tool_choice?: AnthropicToolChoice;
 	temperature?: number;
 	stream: boolean;
+	output_config?: { format: { type: 'json_schema'; schema: JsonSchema } };
+	thinking?: { type: 'enabled'; budget_tokens: number };
 }
 
 /** The response body of a non-streamed call, and what the stream assembler builds. */

@@ -1,11 +1,21 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { geminiFormat, geminiGeneration } from './format';
 import { toGeminiContents } from './messages';
 import { geminiToolNames } from './names';
 import { toGeminiTools } from './tools';
 import type { GeminiFunctionCallingConfig, GeminiRequest } from './wire';
+
+/** The fields of a generateContent (the model and streaming are in its URL) body the node writes itself: Additional Body Fields may not set them. */
+export const GEMINI_OWNED = [
+	'contents',
+	'systemInstruction',
+	'tools',
+	'toolConfig',
+	'cachedContent',
+];
 
 /**
  * The generateContent body. The model and the stream choice are in the URL (http.ts), not here.
@@ -15,19 +25,31 @@ export function buildGeminiRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
 	settings: ModelSettings,
 ): VendorRequest<GeminiRequest> {
-	const { messages, tools } = conversation;
-	const names = geminiToolNames(historyToolNames(conversation));
+	const { messages } = conversation;
+	const shape = geminiFormat(settings, conversation.tools);
+	const tools = shape.answer ? [...conversation.tools, shape.answer.tool] : conversation.tools;
+	const names = geminiToolNames(historyToolNames({ ...conversation, tools }));
 	const vendorTools = toGeminiTools(tools, names, settings.strict);
+	// Gemini 3 and later refuse unsigned function calls in a continued turn; older models get no stand-in.
 	const body: GeminiRequest = toGeminiContents(messages, names, {
-		signFunctionCalls: checksSignatures(settings.model),
+		signFunctionCalls: geminiGeneration(settings.model) >= 3,
 	});
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
-		body.toolConfig = { functionCallingConfig: toGeminiToolChoice(settings.toolChoice, names) };
+		const choice =
+			shape.answer && conversation.tools.length === 0
+				? { name: shape.answer.answerTool.name }
+				: settings.toolChoice;
+		body.toolConfig = { functionCallingConfig: toGeminiToolChoice(choice, names) };
 	}
-	const generationConfig = sampling(settings, 'maxOutputTokens');
+	const generationConfig = { ...sampling(settings, 'maxOutputTokens'), ...shape.generationConfig };
 	if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-	return { body, names, notStrict: vendorTools.notStrict };
+	return {
+		body: withBodyFields(body, settings.bodyFields, GEMINI_OWNED),
+		names,
+		notStrict: vendorTools.notStrict.filter((tool) => tool.name !== shape.answer?.answerTool.name),
+		...(shape.answer && { answerTool: shape.answer.answerTool }),
+	};
 }
 
 function toGeminiToolChoice(choice: ToolChoice, names: ToolNameMap): GeminiFunctionCallingConfig {
@@ -35,13 +57,4 @@ function toGeminiToolChoice(choice: ToolChoice, names: ToolNameMap): GeminiFunct
 	if (choice === 'none') return { mode: 'NONE' };
 	if (choice === 'required') return { mode: 'ANY' };
 	return { mode: 'ANY', allowedFunctionNames: [names.toVendor(choice.name)] };
-}
-
-/**
- * Gemini 3 and later refuse unsigned function calls in a continued turn. Older models get no stand-in
- * signature: it is only known to be accepted where the check exists.
- */
-function checksSignatures(model: string): boolean {
-	const generation = /gemini-(\d+)/.exec(model);
-	return generation !== null && Number(generation[1]) >= 3;
 }

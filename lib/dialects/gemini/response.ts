@@ -46,8 +46,14 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 			? candidate.content.parts
 			: [];
 	const parts = sent.filter(isRecord) as GeminiPart[];
+	functionCallsOf(parts).forEach(refuseUnassembled);
 	const { assistantCalls, toolCalls } = collectToolCalls(
-		functionCallsOf(parts).map((call) => ({ id: call.id, name: call.name, arguments: call.args })),
+		functionCallsOf(parts).map((call) => ({
+			id: call.id,
+			name: call.name,
+			arguments: call.args,
+			sent: call,
+		})),
 		names,
 	);
 	const text = visibleText(parts);
@@ -57,6 +63,10 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 			? candidate.finishMessage
 			: null;
 	const finishReason = typeof candidate.finishReason === 'string' ? candidate.finishReason : null;
+	const reasoning = parts
+		.filter((part) => part.thought === true && typeof part.text === 'string')
+		.map((part) => part.text)
+		.join('');
 	return {
 		message: {
 			role: 'assistant',
@@ -68,7 +78,21 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 		finish: geminiFinish(finishReason, toolCalls.length > 0),
 		finishReason,
 		...usage,
+		...(reasoning !== '' && { reasoning }),
 	};
+}
+
+/** A call streamed in pieces that did not fold into whole arguments fails the turn, naming the pieces. */
+function refuseUnassembled(call: GeminiFunctionCall): void {
+	const name = typeof call.name === 'string' ? `'${call.name}'` : 'without a name';
+	if (Array.isArray(call.partialArgs) && call.partialArgs.length > 0)
+		throw new Error(
+			`The model API streamed pieces of the arguments of the call ${name} that could not be placed: ${excerpt(call.partialArgs)}`,
+		);
+	if (call.willContinue === true)
+		throw new Error(
+			`The model API's stream ended in the middle of the call ${name}, before all its arguments came: ${excerpt(call)}`,
+		);
 }
 
 /** The text of a turn's parts a reader sees: its thoughts left out. */

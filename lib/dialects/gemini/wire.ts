@@ -11,6 +11,21 @@ export interface GeminiFunctionCall {
 	args?: Record<string, unknown>;
 	/** Set by some models and endpoints only; a functionResponse must then carry the same id. */
 	id?: string;
+	/** Vertex AI, streamed in pieces: arguments still to be placed (see partialArgs.ts). */
+	partialArgs?: unknown[];
+	/** Vertex AI, streamed in pieces: more of this call follows. */
+	willContinue?: boolean;
+}
+
+/** One streamed piece of a call's arguments: a value at a JSON path. */
+export interface GeminiPartialArg {
+	jsonPath?: string;
+	stringValue?: string;
+	numberValue?: number;
+	boolValue?: boolean;
+	nullValue?: unknown;
+	/** A string value that goes on in the next piece. */
+	willContinue?: boolean;
 }
 
 export interface GeminiFunctionResponse {
@@ -55,7 +70,13 @@ export interface GeminiRequest {
 	systemInstruction?: GeminiContent;
 	tools?: GeminiTool[];
 	toolConfig?: { functionCallingConfig: GeminiFunctionCallingConfig };
-	generationConfig?: { temperature?: number; maxOutputTokens?: number };
+	generationConfig?: {
+		temperature?: number;
+		maxOutputTokens?: number;
+		responseMimeType?: string;
+		responseSchema?: GeminiSchema;
+		thinkingConfig?: { thinkingLevel?: string; thinkingBudget?: number; includeThoughts?: boolean };
+	};
 }
 
 export interface GeminiCandidate {

@@ -1,11 +1,15 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import { UnsupportedSettingError, type ModelSettings, type VendorRequest } from '../types';
+import { ollamaFormat } from './format';
 import { toOllamaMessages } from './messages';
 import { ollamaToolNames } from './names';
 import { toOllamaTools } from './tools';
 import type { OllamaChatRequest } from './wire';
+
+/** The fields of a /api/chat body the node writes itself: Additional Body Fields may not set them. */
+export const OLLAMA_OWNED = ['model', 'messages', 'tools', 'stream'];
 
 export function buildOllamaRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,
@@ -21,9 +25,14 @@ export function buildOllamaRequest(
 	};
 	// parallelToolCalls is not read: Ollama has no such switch, the model decides.
 	if (tools.length > 0 && offersTools(settings)) body.tools = vendorTools.tools;
+	Object.assign(body, ollamaFormat(settings));
 	const options = sampling(settings, 'num_predict');
 	if (Object.keys(options).length > 0) body.options = options;
-	return { body, names, notStrict: vendorTools.notStrict };
+	return {
+		body: withBodyFields(body, settings.bodyFields, OLLAMA_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 /**

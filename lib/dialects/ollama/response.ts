@@ -33,6 +33,7 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 			id: call?.id,
 			name: call?.function?.name,
 			arguments: call?.function?.arguments,
+			sent: call,
 		})),
 		names,
 	);
@@ -62,5 +63,6 @@ export function parseOllamaResponse(body: OllamaChatResponse, names: ToolNameMap
 		...modelName(body.model),
 		...(Object.keys(usage).length > 0 && { usage }),
 		...usageOfTurn(ollamaUsage(body)),
+		...(thinking !== undefined && { reasoning: thinking }),
 	};
 }

@@ -35,6 +35,10 @@ export interface OllamaChatRequest {
 	/** Ollama streams unless told otherwise, so it is always sent. */
 	stream: boolean;
 	options?: { temperature?: number; num_predict?: number };
+	/** "json", or a JSON Schema the answer must match. */
+	format?: 'json' | Record<string, unknown>;
+	/** Reasoning on, or its level (gpt-oss). */
+	think?: boolean | string;
 }
 
 /** A non-streamed body, and each NDJSON line of a stream (partial message, counts on the last). */

@@ -1,11 +1,24 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { openaiFormat, withJsonInstruction } from './format';
 import { toOpenAIMessages } from './messages';
 import { openaiToolNames } from './names';
 import { toOpenAITools } from './tools';
 import type { OpenAIRequest, OpenAIToolChoice } from './wire';
+
+/** The fields of a Chat Completions body the node writes itself: Additional Body Fields may not set them. */
+export const OPENAI_OWNED = [
+	'model',
+	'messages',
+	'tools',
+	'tool_choice',
+	'functions',
+	'function_call',
+	'stream',
+	'stream_options',
+];
 
 export interface OpenAIRequestOptions {
 	/**
@@ -36,7 +49,7 @@ export function buildOpenAIRequest(
 	const vendorTools = toOpenAITools(tools, names, settings.strict);
 	const body: OpenAIRequest = {
 		model: settings.model,
-		messages: toOpenAIMessages(messages, names),
+		messages: toOpenAIMessages(withJsonInstruction(messages, settings.responseFormat), names),
 		stream: settings.stream,
 	};
 	if (tools.length > 0) {
@@ -47,7 +60,12 @@ export function buildOpenAIRequest(
 	}
 	Object.assign(body, sampling(settings, options.maxTokensField ?? 'max_completion_tokens'));
 	if (settings.stream) body.stream_options = { include_usage: true };
-	return { body, names, notStrict: vendorTools.notStrict };
+	Object.assign(body, openaiFormat(settings));
+	return {
+		body: withBodyFields(body, settings.bodyFields, OPENAI_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 function toOpenAIToolChoice(choice: ToolChoice, names: ToolNameMap): OpenAIToolChoice {

@@ -1,4 +1,4 @@
-import { collectToolCalls, textBesideCalls } from '../calls';
+import { collectToolCalls, expandParallelCall, textBesideCalls } from '../calls';
 import { excerpt, isRecord, recordsIn } from '../../json/value';
 import { rejectErrorBody } from '../errors';
 import { modelName, usageOfTurn } from '../usage';
@@ -23,11 +23,14 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		(call) => call.type === undefined || call.type === 'function',
 	);
 	const { assistantCalls, toolCalls } = collectToolCalls(
-		functionCalls.map((call) => ({
-			id: call.id,
-			name: call.function?.name,
-			arguments: call.function?.arguments,
-		})),
+		functionCalls.flatMap((call) =>
+			expandParallelCall({
+				id: call.id,
+				name: call.function?.name,
+				arguments: call.function?.arguments,
+				sent: call,
+			}),
+		),
 		names,
 	);
 
@@ -36,6 +39,10 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 	// Streams often open with content "" before the calls; null keeps both paths alike.
 	const content = textBesideCalls(text, assistantCalls.length > 0);
 	const finishReason = choice.finish_reason ?? null;
+	// Compatible servers (DeepSeek, vLLM, OpenRouter) send the reasoning apart from the answer.
+	const reasoning = [message.reasoning_content, message.reasoning].find(
+		(text): text is string => typeof text === 'string' && text !== '',
+	);
 	return {
 		message: {
 			role: 'assistant',
@@ -48,6 +55,7 @@ export function parseOpenAIResponse(body: OpenAICompletion, names: ToolNameMap):
 		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
 		...usageOfTurn(openaiUsage(body.usage)),
+		...(reasoning !== undefined && { reasoning }),
 	};
 }
 

@@ -27,6 +27,7 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 	let head: Pick<OpenAICompletion, 'id' | 'created' | 'model'> | undefined;
 	let content: string | null = null;
 	let refusal: string | null = null;
+	let reasoning = '';
 	let finishReason: string | null = null;
 	let usage: OpenAICompletion['usage'];
 	let error: unknown;
@@ -89,6 +90,9 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 					added += text;
 				}
 				if (typeof delta.refusal === 'string') refusal = (refusal ?? '') + delta.refusal;
+				// Reasoning is kept apart, and never returned as the answer's text.
+				for (const piece of [delta.reasoning_content, delta.reasoning])
+					if (typeof piece === 'string') reasoning += piece;
 				for (const fragment of recordsIn(delta.tool_calls)) addCall(fragment);
 				if (choice.finish_reason) finishReason = choice.finish_reason;
 			}
@@ -110,6 +114,7 @@ export function createOpenAIStreamAssembler(): StreamAssembler<OpenAIChunk, Open
 				content,
 				refusal,
 				...(toolCalls.length > 0 && { tool_calls: toolCalls }),
+				...(reasoning !== '' && { reasoning_content: reasoning }),
 			};
 			// A stream cut short has no finish reason; the parser reports null as it is.
 			const choice = { index: 0, message, finish_reason: finishReason, logprobs: null };

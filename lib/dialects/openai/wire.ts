@@ -44,6 +44,11 @@ export interface OpenAIRequest {
 	max_completion_tokens?: number;
 	max_tokens?: number;
 	stream_options?: { include_usage: boolean };
+	response_format?:
+		| { type: 'json_object' }
+		| { type: 'json_schema'; json_schema: { name: string; schema: JsonSchema; strict: boolean } };
+	reasoning_effort?: string;
+	prompt_cache_key?: string;
 }
 
 /** A call as a response carries it: `type` is "function", or "custom" for a kind never offered. */
@@ -66,6 +71,9 @@ export interface OpenAIResponseMessage {
 	/** The model's refusal in strict mode, in place of content. */
 	refusal?: string | null;
 	tool_calls?: OpenAIResponseToolCall[];
+	/** Reasoning, apart from the answer: DeepSeek's and vLLM's reasoning_content, OpenRouter's reasoning. */
+	reasoning_content?: unknown;
+	reasoning?: unknown;
 }
 
 export interface OpenAIChoice {
@@ -109,6 +117,8 @@ export interface OpenAIChunk {
 			content?: string | OpenAIContentPart[] | null;
 			refusal?: string | null;
 			tool_calls?: OpenAIToolCallDelta[];
+			reasoning_content?: unknown;
+			reasoning?: unknown;
 		};
 		finish_reason?: string | null;
 	}>;

@@ -1,5 +1,6 @@
 import type { AssistantMessage, Message } from '../../conversation/types';
 import { canonicalJson } from '../../json/canonical';
+import { isRecord } from '../../json/value';
 import type { ToolNameMap } from '../types';
 import { readOutput } from './response';
 import { historyArguments, historyCallIds } from '../calls';
@@ -65,8 +66,11 @@ function echoedTurn(
 	const turn = message.vendorTurn;
 	if (turn?.dialect !== 'openaiResponses' || !Array.isArray(turn.content)) return undefined;
 	const reading = readOutput(turn.content, names);
+	// A wrapper of parallel calls was expanded into its calls, whose results the wrapper cannot take.
+	const calls = turn.content.filter((item) => isRecord(item) && item.type === 'function_call');
 	const agrees =
 		reading.content === message.content &&
+		calls.length === reading.assistantCalls.length &&
 		canonicalJson(reading.assistantCalls) === canonicalJson(message.tool_calls ?? []);
 	return agrees
 		? (turn.content as ResponsesInputItem[]).map((item) => echoedItem(item, ids))

@@ -1,11 +1,26 @@
 import type { Conversation } from '../../conversation/types';
-import { sampling } from '../settings';
+import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
 import type { ModelSettings, ToolChoice, ToolNameMap, VendorRequest } from '../types';
+import { withJsonInstruction } from '../openai/format';
+import { responsesFormat } from './format';
 import { toResponsesInput } from './messages';
 import { responsesToolNames } from './names';
 import { toResponsesTools } from './tools';
 import type { ResponsesRequest, ResponsesToolChoice } from './wire';
+
+/** The fields of a Responses body the node writes itself: Additional Body Fields may not set them. */
+export const RESPONSES_OWNED = [
+	'model',
+	'input',
+	'instructions',
+	'tools',
+	'tool_choice',
+	'stream',
+	'store',
+	'previous_response_id',
+	'conversation',
+];
 
 export interface ResponsesRequestOptions {
 	/**
@@ -24,7 +39,10 @@ export function buildResponsesRequest(
 	const { messages, tools } = conversation;
 	const names = responsesToolNames(historyToolNames(conversation));
 	const vendorTools = toResponsesTools(tools, names, settings.strict);
-	const { instructions, input } = toResponsesInput(messages, names);
+	const { instructions, input } = toResponsesInput(
+		withJsonInstruction(messages, settings.responseFormat),
+		names,
+	);
 	const body: ResponsesRequest = {
 		model: settings.model,
 		...(instructions !== undefined && { instructions }),
@@ -41,8 +59,15 @@ export function buildResponsesRequest(
 			body.parallel_tool_calls = settings.parallelToolCalls;
 	}
 	Object.assign(body, sampling(settings, 'max_output_tokens'));
-	if (options.encryptedReasoning) body.include = ['reasoning.encrypted_content'];
-	return { body, names, notStrict: vendorTools.notStrict };
+	Object.assign(body, responsesFormat(settings));
+	// Under store:false the reasoning reaches the next round only as encrypted content.
+	if (options.encryptedReasoning || settings.reasoning)
+		body.include = ['reasoning.encrypted_content'];
+	return {
+		body: withBodyFields(body, settings.bodyFields, RESPONSES_OWNED),
+		names,
+		notStrict: vendorTools.notStrict,
+	};
 }
 
 function toResponsesToolChoice(choice: ToolChoice, names: ToolNameMap): ResponsesToolChoice {

@@ -1,5 +1,5 @@
 import type { AssistantToolCall, PendingToolCall, VendorTurn } from '../../conversation/types';
-import { collectToolCalls, textBesideCalls } from '../calls';
+import { collectToolCalls, expandParallelCall, textBesideCalls } from '../calls';
 import { excerpt, isRecord } from '../../json/value';
 import { rejectErrorBody } from '../errors';
 import { modelName, usageOfTurn } from '../usage';
@@ -31,6 +31,9 @@ export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameM
 	const status = typeof body.status === 'string' ? body.status : null;
 	const reason = body.incomplete_details?.reason ?? null;
 	const vendorTurn = echoableTurn(body.output, status);
+	const unanswered = clientItems(body.output);
+	const reasoning = reasoningSummary(body.output);
+	const finish = responsesFinish(status, reason, toolCalls.length > 0);
 	return {
 		message: {
 			role: 'assistant',
@@ -39,13 +42,56 @@ export function parseResponsesResponse(body: ResponsesResponse, names: ToolNameM
 			...(vendorTurn && { vendorTurn }),
 		},
 		toolCalls,
-		finish: responsesFinish(status, reason, toolCalls.length > 0),
+		// A turn of only items the client must run is no answer, whatever the status says.
+		finish: finish === 'stop' && unanswered.length > 0 ? 'other' : finish,
 		// The most precise word the vendor gave: why it stopped early, else the status.
 		finishReason: status === 'incomplete' && reason ? reason : status,
 		...modelName(body.model),
 		...(isRecord(body.usage) && { usage: body.usage }),
 		...usageOfTurn(responsesUsage(body.usage)),
+		...(unanswered.length > 0 && { unanswered }),
+		...(reasoning !== '' && { reasoning }),
 	};
+}
+
+/** The summaries of the turn's reasoning items, as text: what the model shows of its reasoning. */
+function reasoningSummary(output: readonly unknown[]): string {
+	return output
+		.filter((item) => isRecord(item) && item.type === 'reasoning')
+		.flatMap((item) =>
+			Array.isArray((item as Record<string, unknown>).summary)
+				? ((item as Record<string, unknown>).summary as unknown[])
+				: [],
+		)
+		.flatMap((part) => (isRecord(part) && typeof part.text === 'string' ? [part.text] : []))
+		.join('\n\n');
+}
+
+/**
+ * Output items only the client can act on, which this node never offers and so cannot hand on as
+ * calls: a custom tool's call, a shell command or patch to run, an MCP call waiting for approval.
+ * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-output
+ */
+const CLIENT_ITEMS = new Set([
+	'custom_tool_call',
+	'local_shell_call',
+	'shell_call',
+	'apply_patch_call',
+	'computer_call',
+	'mcp_approval_request',
+]);
+
+/** Each client item, named: its kind, its tool or server, its id. */
+function clientItems(output: readonly unknown[]): string[] {
+	return output
+		.filter(isRecord)
+		.filter((item) => CLIENT_ITEMS.has(String(item.type)))
+		.map((item) => {
+			const name = typeof item.name === 'string' ? ` '${item.name}'` : '';
+			const server = typeof item.server_label === 'string' ? ` of ${item.server_label}` : '';
+			const id = item.call_id ?? item.id;
+			return `${String(item.type)}${name}${server}${typeof id === 'string' ? ` (${id})` : ''}`;
+		});
 }
 
 /**
@@ -58,7 +104,14 @@ export function readOutput(output: readonly unknown[], names: ToolNameMap): Outp
 	const { assistantCalls, toolCalls } = collectToolCalls(
 		items
 			.filter((item) => item.type === 'function_call')
-			.map((call) => ({ id: call.call_id, name: call.name, arguments: call.arguments })),
+			.flatMap((call) =>
+				expandParallelCall({
+					id: call.call_id,
+					name: call.name,
+					arguments: call.arguments,
+					sent: call,
+				}),
+			),
 		names,
 	);
 	// Two messages (commentary, then the answer) read as two paragraphs.

@@ -41,6 +41,9 @@ export interface ResponsesRequest {
 	temperature?: number;
 	max_output_tokens?: number;
 	include?: string[];
+	text?: { format: Record<string, unknown> };
+	reasoning?: { effort: string; summary: string };
+	prompt_cache_key?: string;
 }
 
 /** The body of a non-streamed call, and what the stream assembler builds. */

@@ -1,0 +1,26 @@
+import type { Dialect, ModelSettings } from '../dialects/types';
+import { ModelApiError } from '../model/errors';
+import type { ModelEndpoint } from './endpoint';
+
+/** A model a turn can be asked of: its dialect, its settings (the model among them), its endpoint. */
+export interface ModelRoute {
+	dialect: Dialect;
+	settings: ModelSettings;
+	endpoint: ModelEndpoint;
+}
+
+/**
+ * Why the first model's failure, after its retries, hands the turn to the fallback; undefined for
+ * a failure another model would not mend (a refused request, a wrong key, a cancel). What is
+ * handed on: a rate limit (429), a server error or overload (5xx, Anthropic's 529 or an
+ * `overloaded_error` in a stream), a timeout (408 too) and a connection that failed or was refused.
+ */
+export function fallbackReason(error: unknown): string | undefined {
+	if (!(error instanceof ModelApiError)) return undefined;
+	if (error.failure === 'timeout' || error.failure === 'connection') return error.message;
+	if (error.failure !== 'http') return undefined;
+	const status = error.status ?? 0;
+	const handedOn =
+		status === 408 || status === 429 || status >= 500 || /overloaded/i.test(error.message);
+	return handedOn ? `${status ? `HTTP ${status}: ` : ''}${error.message}` : undefined;
+}

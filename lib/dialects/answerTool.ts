@@ -1,0 +1,31 @@
+import type { Tool } from '../conversation/types';
+import type { AnswerTool, ResponseFormat } from './types';
+
+/**
+ * Where a vendor takes no structured answer beside tools (Anthropic models before structured
+ * outputs, Gemini before 3), the answer is asked for as one more tool whose arguments are the
+ * answer, as other SDKs do; the decision step reads a call of it as the answer. A schema whose root
+ * is no object is wrapped as its `answer` argument, as tool arguments are always an object.
+ */
+export const ANSWER_TOOL_NAME = 'final_answer';
+
+export function answerToolFor(
+	format: ResponseFormat,
+	tools: readonly Tool[],
+): { tool: Tool; answerTool: AnswerTool } {
+	let name = ANSWER_TOOL_NAME;
+	for (let n = 2; tools.some((tool) => tool.name === name); n++) name = `${ANSWER_TOOL_NAME}_${n}`;
+	const schema = format.type === 'jsonSchema' ? format.schema : {};
+	const wrapped = format.type === 'json' || schema.type !== 'object';
+	return {
+		tool: {
+			name,
+			description:
+				'Give your final answer by calling this tool, its arguments being the answer. Call it once no other tool is needed, instead of answering in text.',
+			inputSchema: wrapped
+				? { type: 'object', properties: { answer: schema }, required: ['answer'] }
+				: schema,
+		},
+		answerTool: { name, wrapped },
+	};
+}

@@ -1,0 +1,134 @@
+import type { Conversation } from '../../lib/conversation/types';
+import type { ModelEndpoint, TurnRequest } from '../../lib/decision/endpoint';
+import { fallbackReason } from '../../lib/decision/fallback';
+import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
+import { anthropicDialect } from '../../lib/dialects/anthropic';
+import { openaiDialect } from '../../lib/dialects/openai';
+import { createRedactor } from '../../lib/json/redact';
+import { ModelApiError } from '../../lib/model/errors';
+import { anthropicMessage, chatCompletion } from '../support/vendorBodies';
+
+const opening: Conversation = {
+	messages: [{ role: 'user', content: 'Hi' }],
+	tools: [],
+	toolCalls: [],
+	trace: [],
+};
+
+/** An endpoint that fails with `error`, or answers `response`, remembering what it was asked. */
+function endpointOf(outcome: { error: Error } | { response: unknown; text?: string }) {
+	const requests: TurnRequest[] = [];
+	const endpoint: ModelEndpoint & { requests: TurnRequest[] } = {
+		replayed: false,
+		requests,
+		exchange: async (request) => {
+			requests.push(request);
+			if ('error' in outcome) {
+				if ('text' in outcome) request.onText?.('Hel');
+				throw outcome.error;
+			}
+			return {
+				request: {
+					url: 'https://api.anthropic.com/v1/messages',
+					method: 'POST',
+					headers: {},
+					body: request.body,
+				},
+				attempts: [{ status: 200, durationMs: 1 }],
+				response: outcome.response,
+			};
+		},
+	};
+	return endpoint;
+}
+
+const overloaded = new ModelApiError('Overloaded (overloaded_error)', 'http', 529);
+
+function context(
+	primary: ModelEndpoint,
+	fallback: ModelEndpoint,
+	answer?: DecisionContext['answer'],
+): DecisionContext {
+	return {
+		nodeName: 'Model',
+		dialect: openaiDialect,
+		settings: { model: 'gpt-test', toolChoice: 'auto', stream: false, bodyFields: { seed: 1 } },
+		maxRounds: 10,
+		endpoint: primary,
+		tracePolicy: {
+			payloads: 'full',
+			maxPayloadBytes: 1_000_000,
+			redactor: createRedactor({ secrets: [] }),
+		},
+		fallback: {
+			dialect: anthropicDialect,
+			settings: { model: 'claude-sonnet-4-5', toolChoice: 'auto', stream: false },
+			endpoint: fallback,
+		},
+		...(answer && { answer }),
+	};
+}
+
+describe('a fallback model', () => {
+	it('answers when the first fails after its retries, in its own dialect, and the trace says why', async () => {
+		const primary = endpointOf({ error: overloaded });
+		const fallback = endpointOf({ response: anthropicMessage([{ type: 'text', text: 'Hello.' }]) });
+		const { conversation } = await takeModelTurn(opening, context(primary, fallback));
+		expect(conversation.answer).toBe('Hello.');
+		expect(fallback.requests[0].body).toMatchObject({
+			model: 'claude-sonnet-4-5',
+			max_tokens: 4096,
+		});
+		const [request, response] = conversation.trace;
+		const detail = {
+			instead: { dialect: 'openaiChat', model: 'gpt-test' },
+			because: 'HTTP 529: Overloaded (overloaded_error)',
+		};
+		expect(request).toMatchObject({
+			step: 'model.request',
+			dialect: 'anthropic',
+			fallback: detail,
+		});
+		expect(response).toMatchObject({
+			step: 'model.response',
+			dialect: 'anthropic',
+			fallback: detail,
+		});
+		expect(conversation.usage?.modelCalls).toBe(1);
+	});
+
+	it.each([
+		['a refused request (400)', new ModelApiError('Bad request', 'http', 400)],
+		['a wrong key (401)', new ModelApiError('Unauthorized', 'http', 401)],
+		['a cancel', new ModelApiError('The request was cancelled', 'cancelled')],
+	])('is not asked after %s: the first failure stands', async (_what, error) => {
+		const fallback = endpointOf({ response: anthropicMessage([{ type: 'text', text: 'Hello.' }]) });
+		await expect(takeModelTurn(opening, context(endpointOf({ error }), fallback))).rejects.toBe(
+			error,
+		);
+		expect(fallback.requests).toHaveLength(0);
+	});
+
+	it('is not asked once text of the first reached the chat: the person would get two answers', async () => {
+		const timeout = new ModelApiError('did not answer within 10 ms', 'timeout');
+		const primary = endpointOf({ error: timeout, text: 'Hel' } as never);
+		const fallback = endpointOf({ response: chatCompletion({ content: 'x' }) });
+		const answer = { text: jest.fn(), finish: jest.fn(), fail: jest.fn(async () => undefined) };
+		await expect(takeModelTurn(opening, context(primary, fallback, answer))).rejects.toBe(timeout);
+		expect(fallback.requests).toHaveLength(0);
+	});
+
+	it('hands on rate limits, server errors, overloads, timeouts and failed connections', () => {
+		expect(fallbackReason(new ModelApiError('Slow down', 'http', 429))).toBe('HTTP 429: Slow down');
+		expect(fallbackReason(new ModelApiError('Bad gateway', 'http', 502))).toBe(
+			'HTTP 502: Bad gateway',
+		);
+		expect(fallbackReason(new ModelApiError('Overloaded (overloaded_error)', 'http', 200))).toBe(
+			'HTTP 200: Overloaded (overloaded_error)',
+		);
+		expect(fallbackReason(new ModelApiError('ECONNREFUSED', 'connection'))).toBe('ECONNREFUSED');
+		expect(fallbackReason(new ModelApiError('too slow', 'timeout'))).toBe('too slow');
+		expect(fallbackReason(new ModelApiError('refused by policy', 'refused'))).toBeUndefined();
+		expect(fallbackReason(new Error('not an API error'))).toBeUndefined();
+	});
+});
