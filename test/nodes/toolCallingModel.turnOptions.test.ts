@@ -2,7 +2,7 @@
  * The model turn's options through the node in n8n's engine, against the Chat Completions stand-in:
  * Additional Body Fields (and, below, the other options of the model turn).
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 import { reply } from '../support/chatCompletionsStandIn';
 import { errorOf, outputOf, runWorkflow } from '../support/engine';
 import { chain } from '../support/mcpWorkflow';
@@ -131,7 +131,10 @@ describe('Fallback Provider', () => {
 	const anthropic = standInForEachTest('anthropic', { apiKey: 'sk-ant-fallback-secret' });
 
 	/** The node with a fallback and a Fallback Model API credential holding `fallbackCredential`. */
-	const runWithFallback = (parameters: IDataObject, fallbackCredential: IDataObject) =>
+	const runWithFallback = (
+		parameters: IDataObject,
+		fallbackCredential: ICredentialDataDecryptedObject,
+	) =>
 		runWorkflow(
 			chain(
 				modelNode(
