@@ -19,7 +19,7 @@ export interface AnswerStreamOptions {
 	announceToolCalls: boolean;
 }
 
-/** A turn's text as streamed: pieces as they come, then the turn as it ended. */
+/** A turn's text as streamed: pieces as they come, then the turn as it ended; each turn one message. */
 export interface AnswerStream {
 	/** A piece of the answer's text, as the vendor streamed it. */
 	text(piece: string): void;
@@ -59,6 +59,9 @@ export function createAnswerStream(sink: TextSink, options: AnswerStreamOptions)
 		send(redactor.end());
 		await queue;
 		if (begun && failedToSend === undefined) await sink.end().catch(() => undefined);
+		// A turn after this one (the repair of an answer that broke the Response Format) is a message of its own.
+		begun = false;
+		streamed = '';
 	};
 	return {
 		text(piece) {

@@ -13,11 +13,12 @@ export interface ModelRoute {
  * Why the first model's failure, after its retries, hands the turn to the fallback; undefined for
  * a failure another model would not mend (a refused request, a wrong key, a cancel). What is
  * handed on: a rate limit (429), a server error or overload (5xx, Anthropic's 529 or an
- * `overloaded_error` in a stream), a timeout (408 too) and a connection that failed or was refused.
+ * `overloaded_error` in a stream), a timeout (408 too), a connection that failed or was refused,
+ * and a stream that broke off before the turn's end (takeTurn.ts keeps one whose text reached a chat).
  */
 export function fallbackReason(error: unknown): string | undefined {
 	if (!(error instanceof ModelApiError)) return undefined;
-	if (error.failure === 'timeout' || error.failure === 'connection') return error.message;
+	if (['timeout', 'connection', 'incompleteStream'].includes(error.failure)) return error.message;
 	if (error.failure !== 'http') return undefined;
 	const status = error.status ?? 0;
 	const handedOn =

@@ -1,7 +1,8 @@
 import type { UserMessage } from '../conversation/types';
 import { parseToolArguments } from '../conversation/arguments';
+import { withoutAnswerCall } from '../dialects/answerTool';
 import { answerSchema } from '../dialects/settings';
-import type { AnswerTool, ModelTurn, ResponseFormat } from '../dialects/types';
+import type { AnswerTool, ModelTurn, ResponseFormat, ToolNameMap } from '../dialects/types';
 import { dropAddedNulls } from '../schema/strict';
 import { describeIssues, SchemaValidator } from '../schema/validator';
 
@@ -11,16 +12,16 @@ const answers = new SchemaValidator();
  * A turn whose call of the answer tool (answerTool.ts) is its answer: the call's arguments become
  * the text (unwrapped from `answer` where the schema's root is no object), and the call leaves the
  * turn, as nothing is to run. Beside other calls, the answer call is dropped: those calls come first,
- * and the model answers after their results.
+ * and the model answers after their results; the vendor's turn goes back with them, but that call.
  */
-export function answerByTool(turn: ModelTurn, tool: AnswerTool): ModelTurn {
+export function answerByTool(turn: ModelTurn, tool: AnswerTool, names: ToolNameMap): ModelTurn {
 	const answerCalls = turn.toolCalls.filter((call) => call.name === tool.name);
 	if (answerCalls.length === 0) return turn;
 	const toolCalls = turn.toolCalls.filter((call) => call.name !== tool.name);
 	const assistantCalls = (turn.message.tool_calls ?? []).filter(
 		(call) => call.function.name !== tool.name,
 	);
-	const { vendorTurn: _vendorOnly, tool_calls: _calls, ...message } = turn.message;
+	const { vendorTurn, tool_calls: _calls, ...message } = turn.message;
 	const [call] = answerCalls;
 	const content =
 		toolCalls.length > 0
@@ -30,11 +31,13 @@ export function answerByTool(turn: ModelTurn, tool: AnswerTool): ModelTurn {
 				: call.rawArguments;
 	return {
 		...turn,
-		// The vendor's own turn holds the answer call, which no result will follow: it is not echoed.
+		// The vendor's own turn holds the answer call, which no result will follow: never echoed with it.
 		message: {
 			...message,
 			content,
 			...(assistantCalls.length > 0 && { tool_calls: assistantCalls }),
+			...(assistantCalls.length > 0 &&
+				vendorTurn && { vendorTurn: withoutAnswerCall(vendorTurn, names.toVendor(tool.name)) }),
 		},
 		toolCalls,
 		finish: toolCalls.length > 0 ? 'tool_calls' : 'stop',

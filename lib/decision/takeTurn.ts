@@ -120,7 +120,9 @@ async function takeOneTurn(
 			onText,
 		});
 		const parsed = route.dialect.parseResponse(exchange.response, request.names);
-		const turn = request.answerTool ? answerByTool(parsed, request.answerTool) : parsed;
+		const turn = request.answerTool
+			? answerByTool(parsed, request.answerTool, request.names)
+			: parsed;
 		return { ...request, exchange, turn, route };
 	};
 	const primary: ModelRoute = context;

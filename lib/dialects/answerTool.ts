@@ -1,4 +1,5 @@
-import type { Tool } from '../conversation/types';
+import type { Tool, VendorTurn } from '../conversation/types';
+import { isRecord } from '../json/value';
 import type { AnswerTool, ResponseFormat } from './types';
 
 /**
@@ -28,4 +29,17 @@ export function answerToolFor(
 		},
 		answerTool: { name, wrapped },
 	};
+}
+
+/**
+ * The vendor's own turn without its call of the answer tool (`vendorName`, the name the vendor
+ * knows it by), for a turn whose other calls are run: the rest of it (Anthropic's thinking and its
+ * signature, Gemini's thought signatures) must go back before those calls' results.
+ */
+export function withoutAnswerCall(turn: VendorTurn, vendorName: string): VendorTurn {
+	const isAnswerCall = (piece: unknown) =>
+		isRecord(piece) &&
+		((piece.type === 'tool_use' && piece.name === vendorName) ||
+			(isRecord(piece.functionCall) && piece.functionCall.name === vendorName));
+	return { ...turn, content: turn.content.filter((piece) => !isAnswerCall(piece)) };
 }

@@ -52,6 +52,23 @@ describe('createAnswerStream', () => {
 		expect(chunks).toEqual([['begin'], ['item', 'All at once.'], ['end']]);
 	});
 
+	it('sends a second turn (a repair) as a message of its own, whole although the first streamed', async () => {
+		const { sink, chunks } = recordingSink();
+		const stream = createAnswerStream(sink, { secrets: [], announceToolCalls: false });
+		stream.text('Not JSON');
+		await stream.finish({ content: 'Not JSON', toolCalls: [] });
+		// The repaired answer came by the answer tool: no text of it streamed.
+		await stream.finish({ content: '{"city":"Rome"}', toolCalls: [] });
+		expect(chunks).toEqual([
+			['begin'],
+			['item', 'Not JSON'],
+			['end'],
+			['begin'],
+			['item', '{"city":"Rome"}'],
+			['end'],
+		]);
+	});
+
 	it('sends what the final text adds beyond what streamed', async () => {
 		const { sink, chunks } = recordingSink();
 		const stream = createAnswerStream(sink, { secrets: [], announceToolCalls: false });

@@ -109,6 +109,17 @@ describe('a fallback model', () => {
 		expect(fallback.requests).toHaveLength(0);
 	});
 
+	it('answers when the stream of the first model broke off midway, none of its text sent to a chat', async () => {
+		const broken = new ModelApiError('The stream broke off after 3 chunks', 'incompleteStream');
+		const primary = endpointOf({ error: broken, text: 'Hel' } as never);
+		const fallback = endpointOf({ response: anthropicMessage([{ type: 'text', text: 'Hello.' }]) });
+		const { conversation } = await takeModelTurn(opening, context(primary, fallback));
+		expect(conversation.answer).toBe('Hello.');
+		expect(conversation.trace[0]).toMatchObject({
+			fallback: { because: 'The stream broke off after 3 chunks' },
+		});
+	});
+
 	it('is not asked once text of the first reached the chat: the person would get two answers', async () => {
 		const timeout = new ModelApiError('did not answer within 10 ms', 'timeout');
 		const primary = endpointOf({ error: timeout, text: 'Hel' } as never);
@@ -118,7 +129,7 @@ describe('a fallback model', () => {
 		expect(fallback.requests).toHaveLength(0);
 	});
 
-	it('hands on rate limits, server errors, overloads, timeouts and failed connections', () => {
+	it('hands on rate limits, server errors, overloads, timeouts, failed connections and broken streams', () => {
 		expect(fallbackReason(new ModelApiError('Slow down', 'http', 429))).toBe('HTTP 429: Slow down');
 		expect(fallbackReason(new ModelApiError('Bad gateway', 'http', 502))).toBe(
 			'HTTP 502: Bad gateway',
@@ -128,6 +139,9 @@ describe('a fallback model', () => {
 		);
 		expect(fallbackReason(new ModelApiError('ECONNREFUSED', 'connection'))).toBe('ECONNREFUSED');
 		expect(fallbackReason(new ModelApiError('too slow', 'timeout'))).toBe('too slow');
+		const broken =
+			'The stream broke off (terminated) after 12 chunks, before the model finished its turn';
+		expect(fallbackReason(new ModelApiError(broken, 'incompleteStream'))).toBe(broken);
 		expect(fallbackReason(new ModelApiError('refused by policy', 'refused'))).toBeUndefined();
 		expect(fallbackReason(new Error('not an API error'))).toBeUndefined();
 	});

@@ -4,7 +4,12 @@ import { AnswerFormatError, answerByTool, checkAnswer } from '../../lib/decision
 import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
 import { anthropicDialect } from '../../lib/dialects/anthropic';
 import { openaiDialect } from '../../lib/dialects/openai';
-import type { ModelSettings, ModelTurn, ResponseFormat } from '../../lib/dialects/types';
+import type {
+	ModelSettings,
+	ModelTurn,
+	ResponseFormat,
+	ToolNameMap,
+} from '../../lib/dialects/types';
 import { createRedactor } from '../../lib/json/redact';
 import { anthropicMessage, chatCompletion } from '../support/vendorBodies';
 
@@ -94,6 +99,7 @@ describe('checkAnswer', () => {
 });
 
 describe('answerByTool', () => {
+	const sameNames: ToolNameMap = { toVendor: (name) => name, fromVendor: (name) => name };
 	const turn = (calls: Array<{ name: string; args: string }>): ModelTurn =>
 		({
 			message: {
@@ -118,10 +124,14 @@ describe('answerByTool', () => {
 		}) as ModelTurn;
 
 	it('takes a call of the answer tool for the answer, unwrapping a wrapped one, and keeps no vendor turn', () => {
-		const answered = answerByTool(turn([{ name: 'final_answer', args: '{"answer":["a","b"]}' }]), {
-			name: 'final_answer',
-			wrapped: true,
-		});
+		const answered = answerByTool(
+			turn([{ name: 'final_answer', args: '{"answer":["a","b"]}' }]),
+			{
+				name: 'final_answer',
+				wrapped: true,
+			},
+			sameNames,
+		);
 		expect(answered.message).toEqual({ role: 'assistant', content: '["a","b"]' });
 		expect(answered.toolCalls).toEqual([]);
 		expect(answered.finish).toBe('stop');
@@ -134,9 +144,24 @@ describe('answerByTool', () => {
 				{ name: 'final_answer', args: '{"city":"Rome"}' },
 			]),
 			{ name: 'final_answer', wrapped: false },
+			sameNames,
 		);
 		expect(answered.toolCalls.map((call) => call.name)).toEqual(['weather']);
 		expect(answered.message.tool_calls?.map((call) => call.function.name)).toEqual(['weather']);
+	});
+
+	it('keeps the parts of a Gemini turn but the answer call, their signature with them', () => {
+		const signed = { functionCall: { name: 'weather', args: {} }, thoughtSignature: 'sig' };
+		const calls = turn([
+			{ name: 'weather', args: '{}' },
+			{ name: 'final_answer', args: '{"city":"Rome"}' },
+		]);
+		calls.message.vendorTurn = {
+			dialect: 'gemini',
+			content: [signed, { functionCall: { name: 'final_answer', args: { city: 'Rome' } } }],
+		};
+		const answered = answerByTool(calls, { name: 'final_answer', wrapped: false }, sameNames);
+		expect(answered.message.vendorTurn).toEqual({ dialect: 'gemini', content: [signed] });
 	});
 });
 
@@ -218,6 +243,51 @@ describe('takeModelTurn with a Response Format', () => {
 		expect(conversation.messages.at(-1)).toEqual({
 			role: 'assistant',
 			content: '{"city":"Rome","degrees":21}',
+		});
+	});
+
+	it('sends the thinking of a turn that called the answer tool beside a tool to run back before that call', async () => {
+		const thinking = { type: 'thinking', thinking: 'Weather first.', signature: 'sig-1' };
+		const endpoint = answering(
+			anthropicMessage(
+				[
+					thinking,
+					{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Rome' } },
+					{ type: 'tool_use', id: 'toolu_2', name: 'final_answer', input: { city: 'Rome' } },
+				],
+				{ stop_reason: 'tool_use' },
+			),
+		);
+		const settings: ModelSettings = {
+			model: 'claude-sonnet-4-20250514',
+			toolChoice: 'auto',
+			stream: false,
+			responseFormat: format,
+			reasoning: { budgetTokens: 2048 },
+		};
+		const { conversation } = await takeModelTurn(
+			{ ...opening, tools: [{ name: 'weather', inputSchema: { type: 'object', properties: {} } }] },
+			contextWith(endpoint, { dialect: anthropicDialect, settings }),
+		);
+		expect(conversation.toolCalls.map((call) => call.name)).toEqual(['weather']);
+		const [call] = conversation.toolCalls;
+		const next = anthropicDialect.buildRequest(
+			{
+				...conversation,
+				messages: [
+					...conversation.messages,
+					{ role: 'tool', tool_call_id: call.id, name: 'weather', content: '21 degrees' },
+				],
+			},
+			settings,
+		).body;
+		// With thinking on, Anthropic refuses a tool_use turn that does not start with its thinking.
+		expect(next.messages[1]).toEqual({
+			role: 'assistant',
+			content: [
+				thinking,
+				{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Rome' } },
+			],
 		});
 	});
 });

@@ -36,11 +36,10 @@ export function buildGeminiRequest(
 	});
 	if (tools.length > 0) {
 		body.tools = vendorTools.tools;
-		const choice =
-			shape.answer && conversation.tools.length === 0
-				? { name: shape.answer.answerTool.name }
-				: settings.toolChoice;
-		body.toolConfig = { functionCallingConfig: toGeminiToolChoice(choice, names) };
+		// The answer tool comes only beside other tools (format.ts): the node's Tool Choice holds.
+		body.toolConfig = {
+			functionCallingConfig: toGeminiToolChoice(settings.toolChoice, names),
+		};
 	}
 	const generationConfig = { ...sampling(settings, 'maxOutputTokens'), ...shape.generationConfig };
 	if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
