@@ -25,3 +25,18 @@ export function fallbackReason(error: unknown): string | undefined {
 		status === 408 || status === 429 || status >= 500 || /overloaded/i.test(error.message);
 	return handedOn ? `${status ? `HTTP ${status}: ` : ''}${error.message}` : undefined;
 }
+
+/**
+ * The fallback's own failure, told with the first model's: the person needs both to mend either.
+ * The error keeps its kind (a ModelApiError keeps its failure and status), its message extended.
+ */
+export function withFirstFailure(
+	error: unknown,
+	first: { model: string },
+	because: string,
+): unknown {
+	if (error instanceof Error) {
+		error.message = `${error.message} (asked as the fallback: the first model, ${first.model}, failed with ${because})`;
+	}
+	return error;
+}

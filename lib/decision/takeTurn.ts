@@ -9,7 +9,7 @@ import { NO_USAGE } from '../usage/totals';
 import type { AnswerStream } from './answerStream';
 import { applyModelTurn } from './applyTurn';
 import type { ModelEndpoint } from './endpoint';
-import { fallbackReason, type ModelRoute } from './fallback';
+import { fallbackReason, withFirstFailure, type ModelRoute } from './fallback';
 import { checkReadyForTurn } from './readiness';
 import { AnswerFormatError, answerByTool, checkAnswer, repairMessage } from './structuredAnswer';
 
@@ -137,7 +137,10 @@ async function takeOneTurn(
 					instead: { dialect: primary.dialect.id, model: primary.settings.model },
 					because,
 				};
-				return { ...(await ask(context.fallback)), fallback };
+				const answered = await ask(context.fallback).catch((fallbackError: unknown) => {
+					throw withFirstFailure(fallbackError, fallback.instead, because);
+				});
+				return { ...answered, fallback };
 			});
 		})().catch(async (error: unknown) => {
 			await answer?.fail((error as Error).message);

@@ -120,6 +120,19 @@ describe('a fallback model', () => {
 		});
 	});
 
+	it('fails, when it fails too, naming the first failure beside its own', async () => {
+		const refused = new ModelApiError('Invalid API key', 'http', 401);
+		const attempt = takeModelTurn(
+			opening,
+			context(endpointOf({ error: overloaded }), endpointOf({ error: refused })),
+		);
+		await expect(attempt).rejects.toBe(refused);
+		expect(refused).toMatchObject({ failure: 'http', status: 401 });
+		expect(refused.message).toBe(
+			'Invalid API key (asked as the fallback: the first model, gpt-test, failed with HTTP 529: Overloaded (overloaded_error))',
+		);
+	});
+
 	it('is not asked once text of the first reached the chat: the person would get two answers', async () => {
 		const timeout = new ModelApiError('did not answer within 10 ms', 'timeout');
 		const primary = endpointOf({ error: timeout, text: 'Hel' } as never);
