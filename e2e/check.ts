@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { executeResult, standInState, type StandInState } from './executeOutput.ts';
 import { send } from './n8nRest.ts';
 import { TOOL_LOOP_ORDER } from '../test/support/toolLoopOrder.ts';
 
@@ -59,30 +60,6 @@ function expectEqual(actual: unknown, expected: unknown): true | string {
 	return isDeepStrictEqual(actual, expected)
 		? true
 		: `expected ${show(expected)}, got ${show(actual)}`;
-}
-
-/** `n8n execute --rawOutput` prints the run as indented JSON between log lines: `{` … `}` at column 0. */
-function executeResult(text: string): Loose {
-	const lines = text.split(/\r?\n/);
-	const start = lines.findIndex((line) => line === '{');
-	if (start < 0) throw new Error('no JSON object in the output of n8n execute');
-	const end = lines.findIndex((line, at) => at > start && line === '}');
-	if (end < 0) throw new Error('the JSON object in the output of n8n execute does not end');
-	return JSON.parse(lines.slice(start, end + 1).join('\n'));
-}
-
-interface StandInState {
-	baseURL: string;
-	answer: string;
-	remaining?: number;
-	requests?: Array<{ method: string; path: string; headers: Record<string, string>; body: Loose }>;
-}
-
-function standInState(file: string): StandInState {
-	const state = JSON.parse(readFileSync(file, 'utf8')) as StandInState;
-	if (!state.requests)
-		throw new Error('the stand-in did not record its requests (did it stop cleanly?)');
-	return state;
 }
 
 function completions(state: StandInState) {

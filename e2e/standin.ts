@@ -2,7 +2,7 @@
  * Runs a model API stand-in (test/support/standIn/) as its own process, scripted for one of the
  * example workflows, so a real n8n can talk to it: Chat Completions, or another vendor's wire format.
  *
- *   node e2e/standin.ts --scenario loop|webhook|schedule|sums|chat --state FILE [--api-key KEY] [--inbox FOLDER]
+ *   node e2e/standin.ts --scenario loop|structuredLoop|overloaded|webhook|schedule|sums|chat --state FILE [--api-key KEY] [--inbox FOLDER]
  *                       [--dialect openaiChat|openaiResponses|anthropic|gemini|ollama]
  *
  * A scenario's turns are served in the order requests come; `sums` and `chat` (Chat Completions
@@ -47,6 +47,20 @@ export const SCENARIOS: Record<
 			}),
 			reply.text('17 + 25 = 42, and the echo said: 42.'),
 		],
+	},
+	// The loop with a Response Format (JSON Schema), answered by the fallback model: its answer is
+	// the JSON the schema asks for.
+	structuredLoop: {
+		answer: '{"sum":42,"echoed":"42"}',
+		turns: () => [
+			...SCENARIOS.loop.turns({}).slice(0, 2),
+			reply.text(SCENARIOS.structuredLoop.answer),
+		],
+	},
+	// A model API that is overloaded whatever it is asked: the fallback model takes each turn.
+	overloaded: {
+		answer: '',
+		turns: () => Array.from({ length: 12 }, () => reply.error(503, 'The server is overloaded')),
 	},
 	// examples/webhook-agent.json, asked "What is 1.5 + 2.25?".
 	webhook: {
