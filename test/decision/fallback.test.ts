@@ -3,9 +3,8 @@ import type { ModelEndpoint, TurnRequest } from '../../lib/decision/endpoint';
 import { fallbackReason } from '../../lib/decision/fallback';
 import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
 import { anthropicDialect } from '../../lib/dialects/anthropic';
-import { openaiDialect } from '../../lib/dialects/openai';
-import { createRedactor } from '../../lib/json/redact';
 import { ModelApiError } from '../../lib/model/errors';
+import { answering, turnContext, TURN_SETTINGS } from '../support/turnContext';
 import { anthropicMessage, chatCompletion } from '../support/vendorBodies';
 
 const opening: Conversation = {
@@ -15,31 +14,18 @@ const opening: Conversation = {
 	trace: [],
 };
 
-/** An endpoint that fails with `error`, or answers `response`, remembering what it was asked. */
-function endpointOf(outcome: { error: Error } | { response: unknown; text?: string }) {
+/** An endpoint that fails with `error`, having sent `text` to a chat first when given. */
+function failing(error: Error, text?: string): ModelEndpoint & { requests: TurnRequest[] } {
 	const requests: TurnRequest[] = [];
-	const endpoint: ModelEndpoint & { requests: TurnRequest[] } = {
+	return {
 		replayed: false,
 		requests,
 		exchange: async (request) => {
 			requests.push(request);
-			if ('error' in outcome) {
-				if ('text' in outcome) request.onText?.('Hel');
-				throw outcome.error;
-			}
-			return {
-				request: {
-					url: 'https://api.anthropic.com/v1/messages',
-					method: 'POST',
-					headers: {},
-					body: request.body,
-				},
-				attempts: [{ status: 200, durationMs: 1 }],
-				response: outcome.response,
-			};
+			if (text) request.onText?.(text);
+			throw error;
 		},
 	};
-	return endpoint;
 }
 
 const overloaded = new ModelApiError('Overloaded (overloaded_error)', 'http', 529);
@@ -49,30 +35,21 @@ function context(
 	fallback: ModelEndpoint,
 	answer?: DecisionContext['answer'],
 ): DecisionContext {
-	return {
-		nodeName: 'Model',
-		dialect: openaiDialect,
-		settings: { model: 'gpt-test', toolChoice: 'auto', stream: false, bodyFields: { seed: 1 } },
-		maxRounds: 10,
-		endpoint: primary,
-		tracePolicy: {
-			payloads: 'full',
-			maxPayloadBytes: 1_000_000,
-			redactor: createRedactor({ secrets: [] }),
-		},
+	return turnContext(primary, {
+		settings: { ...TURN_SETTINGS, bodyFields: { seed: 1 } },
 		fallback: {
 			dialect: anthropicDialect,
 			settings: { model: 'claude-sonnet-4-5', toolChoice: 'auto', stream: false },
 			endpoint: fallback,
 		},
 		...(answer && { answer }),
-	};
+	});
 }
 
 describe('a fallback model', () => {
 	it('answers when the first fails after its retries, in its own dialect, and the trace says why', async () => {
-		const primary = endpointOf({ error: overloaded });
-		const fallback = endpointOf({ response: anthropicMessage([{ type: 'text', text: 'Hello.' }]) });
+		const primary = failing(overloaded);
+		const fallback = answering(anthropicMessage([{ type: 'text', text: 'Hello.' }]));
 		const { conversation } = await takeModelTurn(opening, context(primary, fallback));
 		expect(conversation.answer).toBe('Hello.');
 		expect(fallback.requests[0].body).toMatchObject({
@@ -102,17 +79,15 @@ describe('a fallback model', () => {
 		['a wrong key (401)', new ModelApiError('Unauthorized', 'http', 401)],
 		['a cancel', new ModelApiError('The request was cancelled', 'cancelled')],
 	])('is not asked after %s: the first failure stands', async (_what, error) => {
-		const fallback = endpointOf({ response: anthropicMessage([{ type: 'text', text: 'Hello.' }]) });
-		await expect(takeModelTurn(opening, context(endpointOf({ error }), fallback))).rejects.toBe(
-			error,
-		);
+		const fallback = answering(anthropicMessage([{ type: 'text', text: 'Hello.' }]));
+		await expect(takeModelTurn(opening, context(failing(error), fallback))).rejects.toBe(error);
 		expect(fallback.requests).toHaveLength(0);
 	});
 
 	it('answers when the stream of the first model broke off midway, none of its text sent to a chat', async () => {
 		const broken = new ModelApiError('The stream broke off after 3 chunks', 'incompleteStream');
-		const primary = endpointOf({ error: broken, text: 'Hel' } as never);
-		const fallback = endpointOf({ response: anthropicMessage([{ type: 'text', text: 'Hello.' }]) });
+		const primary = failing(broken, 'Hel');
+		const fallback = answering(anthropicMessage([{ type: 'text', text: 'Hello.' }]));
 		const { conversation } = await takeModelTurn(opening, context(primary, fallback));
 		expect(conversation.answer).toBe('Hello.');
 		expect(conversation.trace[0]).toMatchObject({
@@ -122,10 +97,7 @@ describe('a fallback model', () => {
 
 	it('fails, when it fails too, naming the first failure beside its own', async () => {
 		const refused = new ModelApiError('Invalid API key', 'http', 401);
-		const attempt = takeModelTurn(
-			opening,
-			context(endpointOf({ error: overloaded }), endpointOf({ error: refused })),
-		);
+		const attempt = takeModelTurn(opening, context(failing(overloaded), failing(refused)));
 		await expect(attempt).rejects.toBe(refused);
 		expect(refused).toMatchObject({ failure: 'http', status: 401 });
 		expect(refused.message).toBe(
@@ -135,8 +107,8 @@ describe('a fallback model', () => {
 
 	it('is not asked once text of the first reached the chat: the person would get two answers', async () => {
 		const timeout = new ModelApiError('did not answer within 10 ms', 'timeout');
-		const primary = endpointOf({ error: timeout, text: 'Hel' } as never);
-		const fallback = endpointOf({ response: chatCompletion({ content: 'x' }) });
+		const primary = failing(timeout, 'Hel');
+		const fallback = answering(chatCompletion({ content: 'x' }));
 		const answer = { text: jest.fn(), finish: jest.fn(), fail: jest.fn(async () => undefined) };
 		await expect(takeModelTurn(opening, context(primary, fallback, answer))).rejects.toBe(timeout);
 		expect(fallback.requests).toHaveLength(0);

@@ -1,17 +1,16 @@
 import type { Conversation } from '../../lib/conversation/types';
-import type { ModelEndpoint, TurnRequest } from '../../lib/decision/endpoint';
+import type { ModelEndpoint } from '../../lib/decision/endpoint';
 import { AnswerFormatError, answerByTool, checkAnswer } from '../../lib/decision/structuredAnswer';
 import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
 import { anthropicDialect } from '../../lib/dialects/anthropic';
-import { openaiDialect } from '../../lib/dialects/openai';
 import type {
 	ModelSettings,
 	ModelTurn,
 	ResponseFormat,
 	ToolNameMap,
 } from '../../lib/dialects/types';
-import { createRedactor } from '../../lib/json/redact';
 import { anthropicMessage, chatCompletion } from '../support/vendorBodies';
+import { answering, turnContext, TURN_SETTINGS } from '../support/turnContext';
 
 const schema = {
 	type: 'object',
@@ -26,52 +25,14 @@ const opening: Conversation = {
 	trace: [],
 };
 
-/** An endpoint answering each request with the next body, remembering what it was asked. */
-function answering(...bodies: unknown[]): ModelEndpoint & { requests: TurnRequest[] } {
-	const requests: TurnRequest[] = [];
-	return {
-		replayed: false,
-		requests,
-		exchange: async (request) => {
-			requests.push(request);
-			const response = bodies.shift();
-			return {
-				request: {
-					url: 'https://api.example.com/v1',
-					method: 'POST',
-					headers: {},
-					body: request.body,
-				},
-				attempts: [{ status: 200, durationMs: 1 }],
-				response,
-			};
-		},
-	};
-}
-
 function contextWith(
 	endpoint: ModelEndpoint,
 	changes: Partial<DecisionContext> = {},
 ): DecisionContext {
-	const settings: ModelSettings = {
-		model: 'gpt-test',
-		toolChoice: 'auto',
-		stream: false,
-		responseFormat: format,
-	};
-	return {
-		nodeName: 'Model',
-		dialect: openaiDialect,
-		settings,
-		maxRounds: 10,
-		endpoint,
-		tracePolicy: {
-			payloads: 'full',
-			maxPayloadBytes: 1_000_000,
-			redactor: createRedactor({ secrets: [] }),
-		},
+	return turnContext(endpoint, {
+		settings: { ...TURN_SETTINGS, responseFormat: format },
 		...changes,
-	};
+	});
 }
 
 const text = (content: string) => chatCompletion({ content });

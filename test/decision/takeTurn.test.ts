@@ -1,21 +1,15 @@
 import type { Conversation } from '../../lib/conversation/types';
-import {
-	recordedModelEndpoint,
-	type ModelEndpoint,
-	type TurnRequest,
-} from '../../lib/decision/endpoint';
+import { recordedModelEndpoint } from '../../lib/decision/endpoint';
 import {
 	NoToolToChooseError,
 	PendingCallsError,
 	ResultWithoutCallError,
 	UnknownToolChoiceError,
 } from '../../lib/decision/readiness';
-import { takeModelTurn, type DecisionContext } from '../../lib/decision/takeTurn';
-import { openaiDialect } from '../../lib/dialects/openai';
-import type { ModelSettings } from '../../lib/dialects/types';
-import { createRedactor } from '../../lib/json/redact';
+import { takeModelTurn } from '../../lib/decision/takeTurn';
 import { readTrace } from '../../lib/trace/read';
 import { Recording, ReplayDriftError } from '../../lib/trace/recording';
+import { answering, turnContext, TURN_SETTINGS } from '../support/turnContext';
 
 const addTool = {
 	name: 'add',
@@ -57,45 +51,8 @@ const callingAdd = {
 	],
 };
 
-/** An endpoint that answers every request with `response`, and remembers what it was asked. */
-function answering(response: unknown): ModelEndpoint & { requests: TurnRequest[] } {
-	const requests: TurnRequest[] = [];
-	return {
-		replayed: false,
-		requests,
-		exchange: async (request) => {
-			requests.push(request);
-			return {
-				request: {
-					url: 'https://api.example.com/v1/chat/completions',
-					method: 'POST',
-					headers: { authorization: '[redacted]' },
-					body: request.body,
-				},
-				attempts: [{ status: 200, durationMs: 3 }],
-				response,
-			};
-		},
-	};
-}
-
-const settings: ModelSettings = { model: 'gpt-test', toolChoice: 'auto', stream: false };
-
-function contextWith(endpoint: ModelEndpoint, changes: Partial<DecisionContext> = {}) {
-	return {
-		nodeName: 'Model',
-		dialect: openaiDialect,
-		settings,
-		maxRounds: 10,
-		endpoint,
-		tracePolicy: {
-			payloads: 'full' as const,
-			maxPayloadBytes: 1_000_000,
-			redactor: createRedactor({ secrets: [] }),
-		},
-		...changes,
-	} as DecisionContext;
-}
+const settings = TURN_SETTINGS;
+const contextWith = turnContext;
 
 describe('takeModelTurn', () => {
 	it('sends the request the dialect built, applies the answer and traces both steps', async () => {
