@@ -11,7 +11,8 @@ import { loadExample } from '../support/examples';
 import { stdioCredential, stopServersAfterAll } from '../support/mcpWorkflow';
 import { modelNodeTypes } from '../support/modelWorkflow';
 import { everythingStdio } from '../support/servers';
-import { DIALECT_IDS, reply, startStandIn, type DialectId, type StandIn } from '../support/standIn';
+import { DIALECT_IDS, reply, type DialectId, type StandIn } from '../support/standIn';
+import { standInForEachTest } from '../support/standInPerTest';
 
 stopServersAfterAll();
 
@@ -70,11 +71,7 @@ describe.each(
 		[dialect, false],
 	]) as Array<[DialectId, boolean]>,
 )('%s, Stream %s', (dialect, stream) => {
-	let api: StandIn;
-	beforeEach(async () => {
-		api = await startStandIn(dialect, { apiKey: API_KEY });
-	});
-	afterEach(() => api.close());
+	const api: StandIn = standInForEachTest(dialect, { apiKey: API_KEY });
 
 	it('sends each round’s text to the caller, the final answer byte for byte', async () => {
 		api.script(
@@ -134,11 +131,7 @@ describe.each(
 });
 
 describe('a conversation stopped by Max Rounds', () => {
-	let api: StandIn;
-	beforeEach(async () => {
-		api = await startStandIn('openaiChat', { apiKey: API_KEY });
-	});
-	afterEach(() => api.close());
+	const api: StandIn = standInForEachTest('openaiChat', { apiKey: API_KEY });
 
 	it('tells the person why no answer comes', async () => {
 		api.script(reply.toolCalls([sumCall]));
@@ -152,11 +145,7 @@ describe('a conversation stopped by Max Rounds', () => {
 });
 
 describe('when the chat is not to see the text', () => {
-	let api: StandIn;
-	beforeEach(async () => {
-		api = await startStandIn('openaiChat', { apiKey: API_KEY });
-	});
-	afterEach(() => api.close());
+	const api: StandIn = standInForEachTest('openaiChat', { apiKey: API_KEY });
 
 	it('sends nothing with Stream to Chat off', async () => {
 		api.script(reply.text(ANSWER));
