@@ -1,7 +1,6 @@
 import type { ICredentialType, INodeProperties } from 'n8n-workflow';
-import { MODEL_API_ICON } from '../nodes/shared/modelApiCredential';
+import { MODEL_API_ICON, modelApiProperties } from '../nodes/shared/modelApiCredential';
 import { PROVIDER_OPTIONS } from '../nodes/ToolCallingModel/description';
-import { namedValuesProperty } from '../nodes/shared/namedValues';
 
 /**
  * The fallback model's API, for the Tool Calling Model's Fallback Provider. n8n shows a node's
@@ -26,41 +25,28 @@ export class FallbackModelApi implements ICredentialType {
 			options: PROVIDER_OPTIONS.map(({ name, value }) => ({ name, value })),
 			description: 'The API this credential reaches: the node’s Fallback Provider must be the same',
 		},
-		{
-			displayName: 'Base URL',
-			name: 'baseUrl',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. https://api.anthropic.com',
-			description: 'Where the fallback provider’s API lives; empty for the provider’s own',
-		},
-		{
-			displayName: 'API Key',
-			name: 'apiKey',
-			type: 'string',
-			typeOptions: { password: true },
-			default: '',
-			description: 'Sent the fallback provider’s way (bearer token, x-api-key or x-goog-api-key)',
-		},
-		{
-			displayName: 'Organization ID (OpenAI)',
-			name: 'organization',
-			type: 'string',
-			default: '',
-		},
-		{
-			displayName: 'API Version (Anthropic)',
-			name: 'version',
-			type: 'string',
-			default: '',
-			placeholder: '2023-06-01',
-		},
-		namedValuesProperty({
-			displayName: 'Extra Headers',
-			name: 'headers',
-			entryName: 'header',
-			entryDisplayName: 'Header',
-			description:
+		...modelApiProperties({
+			defaultBaseUrl: '',
+			optionalBaseUrl: { placeholder: 'e.g. https://api.anthropic.com' },
+			baseUrlDescription: 'Where the fallback provider’s API lives; empty for the provider’s own',
+			apiKeyDescription:
+				'Sent the fallback provider’s way (bearer token, x-api-key or x-goog-api-key)',
+			vendorFields: [
+				{
+					displayName: 'Organization ID (OpenAI)',
+					name: 'organization',
+					type: 'string',
+					default: '',
+				},
+				{
+					displayName: 'API Version (Anthropic)',
+					name: 'version',
+					type: 'string',
+					default: '',
+					placeholder: '2023-06-01',
+				},
+			],
+			headersDescription:
 				'Sent on every request to the fallback, e.g. for a gateway or proxy in front of it',
 		}),
 	];

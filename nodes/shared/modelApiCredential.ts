@@ -13,6 +13,9 @@ export function modelApiProperties(options: {
 	apiKeyDescription: string;
 	/** Fields of this vendor only, shown between the key and the extra headers. */
 	vendorFields?: INodeProperties[];
+	/** A Base URL that may stay empty (for the provider's own), with this example shown. */
+	optionalBaseUrl?: { placeholder: string };
+	headersDescription?: string;
 }): INodeProperties[] {
 	return [
 		{
@@ -20,7 +23,7 @@ export function modelApiProperties(options: {
 			name: 'baseUrl',
 			type: 'string',
 			default: options.defaultBaseUrl,
-			required: true,
+			...(options.optionalBaseUrl ?? { required: true }),
 			description: options.baseUrlDescription,
 		},
 		{
@@ -37,7 +40,9 @@ export function modelApiProperties(options: {
 			name: 'headers',
 			entryName: 'header',
 			entryDisplayName: 'Header',
-			description: 'Sent on every request, e.g. for a gateway or proxy in front of the API',
+			description:
+				options.headersDescription ??
+				'Sent on every request, e.g. for a gateway or proxy in front of the API',
 		}),
 	];
 }
