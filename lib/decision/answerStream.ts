@@ -1,5 +1,6 @@
 import type { PendingToolCall } from '../conversation/types';
 import { createStreamRedactor } from '../json/streamRedaction';
+import { createRedactor } from '../json/redact';
 
 /**
  * Where a turn's text goes as it is written: n8n's chunk protocol (begin, item, end, error) as
@@ -83,8 +84,7 @@ export function createAnswerStream(sink: TextSink, options: AnswerStreamOptions)
 		async fail(message) {
 			send(redactor.end());
 			await queue;
-			const hidden = createStreamRedactor(options.secrets);
-			const safe = hidden.push(message) + hidden.end();
+			const safe = createRedactor({ secrets: options.secrets }).values(message);
 			await sink.error(safe).catch(() => undefined);
 			if (begun) await sink.end().catch(() => undefined);
 		},

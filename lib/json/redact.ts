@@ -255,7 +255,7 @@ export function keptForRecentLists<T>(
 }
 
 /** The matchers of a list of secrets (undefined when none is long enough to be one). */
-const matchersFor = keptForRecentLists(secretMatchers);
+export const matchersFor = keptForRecentLists(secretMatchers);
 
 /** The matchers of the secrets as they are now; a live list is compiled again only when it changed. */
 function liveMatchers(secrets: Secrets): () => SecretMatchers | undefined {

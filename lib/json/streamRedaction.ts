@@ -1,8 +1,7 @@
-import { keptForRecentLists, REDACTED } from './redact';
-import { secretBeginnings, secretMatchers } from './secretForms';
+import { keptForRecentLists, matchersFor, REDACTED } from './redact';
+import { secretBeginnings } from './secretForms';
 
 // Compiled once per list of secrets: a node streams many turns with the same credential.
-const wholeFormsOf = keptForRecentLists((secrets) => secretMatchers(secrets)?.text);
 const beginningsOf = keptForRecentLists(secretBeginnings);
 
 /**
@@ -19,7 +18,8 @@ export interface StreamRedactor {
 }
 
 export function createStreamRedactor(secrets: readonly string[]): StreamRedactor {
-	const whole = wholeFormsOf(secrets);
+	// The whole forms are redaction's own (redact.ts), searched here with exec from lastIndex 0.
+	const whole = matchersFor(secrets)?.text;
 	const beginnings = beginningsOf(secrets);
 	if (!whole || !beginnings) {
 		return { push: (piece) => piece, end: () => '' };
