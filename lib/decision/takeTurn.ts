@@ -126,26 +126,31 @@ async function takeOneTurn(
 		return { ...request, exchange, turn, route };
 	};
 	const primary: ModelRoute = context;
-	const taken: Awaited<ReturnType<typeof ask>> & { fallback?: FallbackDetail } =
-		await (async () => {
-			checkReadyForTurn(conversation, context.settings);
-			return ask(primary).catch(async (error: unknown) => {
-				// A fallback after text reached the chat would tell the person a second, different answer.
-				const because = context.fallback && !streamed ? fallbackReason(error) : undefined;
-				if (!context.fallback || because === undefined) throw error;
-				const fallback = {
-					instead: { dialect: primary.dialect.id, model: primary.settings.model },
-					because,
-				};
-				const answered = await ask(context.fallback).catch((fallbackError: unknown) => {
-					throw withFirstFailure(fallbackError, fallback.instead, because);
-				});
-				return { ...answered, fallback };
-			});
-		})().catch(async (error: unknown) => {
-			await answer?.fail((error as Error).message);
-			throw error;
-		});
+	const askWithFallback = async (): Promise<
+		Awaited<ReturnType<typeof ask>> & { fallback?: FallbackDetail }
+	> => {
+		try {
+			return await ask(primary);
+		} catch (error) {
+			// A fallback after text reached the chat would tell the person a second, different answer.
+			const because = context.fallback && !streamed ? fallbackReason(error) : undefined;
+			if (!context.fallback || because === undefined) throw error;
+			const instead = { dialect: primary.dialect.id, model: primary.settings.model };
+			try {
+				return { ...(await ask(context.fallback)), fallback: { instead, because } };
+			} catch (fallbackError) {
+				throw withFirstFailure(fallbackError, instead, because);
+			}
+		}
+	};
+	let taken: Awaited<ReturnType<typeof askWithFallback>>;
+	try {
+		checkReadyForTurn(conversation, context.settings);
+		taken = await askWithFallback();
+	} catch (error) {
+		await answer?.fail((error as Error).message);
+		throw error;
+	}
 	const { exchange, turn, notStrict, answerTool, route } = taken;
 	const { settings } = route;
 	await answer?.finish({ content: turn.message.content, toolCalls: turn.toolCalls });
