@@ -52,7 +52,7 @@ export function applyModelTurn(
 }
 
 /** Why a turn of only what the node does not run is no answer. */
-export function unansweredReason(unanswered: readonly string[]): string {
+function unansweredReason(unanswered: readonly string[]): string {
 	return `The model asked for what this node does not run, and gave no answer: ${unanswered.join(', ')}. Offer only function tools, or run these outside the loop.`;
 }
 

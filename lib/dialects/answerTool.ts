@@ -1,5 +1,6 @@
 import type { Tool, VendorTurn } from '../conversation/types';
 import { isRecord } from '../json/value';
+import { answerSchema } from './settings';
 import type { AnswerTool, ResponseFormat } from './types';
 
 /**
@@ -16,8 +17,8 @@ export function answerToolFor(
 ): { tool: Tool; answerTool: AnswerTool } {
 	let name = ANSWER_TOOL_NAME;
 	for (let n = 2; tools.some((tool) => tool.name === name); n++) name = `${ANSWER_TOOL_NAME}_${n}`;
-	const schema = format.type === 'jsonSchema' ? format.schema : {};
-	const wrapped = format.type === 'json' || schema.type !== 'object';
+	const schema = answerSchema(format);
+	const wrapped = schema.type !== 'object';
 	return {
 		tool: {
 			name,

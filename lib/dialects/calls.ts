@@ -12,9 +12,6 @@ export interface VendorToolCall {
 	sent?: unknown;
 }
 
-/** A call the vendor sent without a name: nothing could run it, so the turn fails, naming the piece. */
-export class NamelessCallError extends Error {}
-
 /**
  * Vendor tool calls to the assistant message's calls and the pending calls, for every dialect alike:
  * a call without a name refused, names mapped back, arguments kept as the exact text and parsed in a guard, and an id made from the
@@ -31,7 +28,8 @@ export function collectToolCalls(
 	const ids = new Set<string>();
 	for (const [index, call] of calls.entries()) {
 		if (typeof call.name !== 'string' || call.name === '')
-			throw new NamelessCallError(
+			// A call without a name: nothing could run it, so the turn fails, naming the piece.
+			throw new Error(
 				`The model API sent a tool call without a name (call ${index + 1} of ${calls.length}), which no tool can answer: ${excerpt('sent' in call ? call.sent : call)}`,
 			);
 		const id = isId(call.id) && !ids.has(call.id) ? call.id : madeUpId(index, ids, given);

@@ -1,4 +1,6 @@
 import type { JsonSchema, Tool } from '../conversation/types';
+import { isRecord } from '../json/value';
+import { toStrictSchema } from '../schema/strict';
 import type { ModelSettings, NotStrict, Reasoning, ReasoningEffort, ResponseFormat } from './types';
 
 /** Temperature and the token limit, each only when set; the limit under the vendor's name for it. */
@@ -50,17 +52,13 @@ function merged(
 		const at = path === '' ? key : `${path}.${key}`;
 		const held = out[key];
 		if (held === undefined) out[key] = value;
-		else if (isPlainObject(held) && isPlainObject(value)) out[key] = merged(held, value, at);
+		else if (isRecord(held) && isRecord(value)) out[key] = merged(held, value, at);
 		else
 			throw new BodyFieldError(
 				`Additional Body Fields sets '${at}', which the node already sets to ${JSON.stringify(held)} from its options: change it there, or leave that option unset`,
 			);
 	}
 	return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -93,4 +91,13 @@ export function reasoningEffort(reasoning: Reasoning): ReasoningEffort {
 /** The JSON Schema a structured answer must match: the given one, or any JSON value. */
 export function answerSchema(format: ResponseFormat): JsonSchema {
 	return format.type === 'jsonSchema' ? format.schema : {};
+}
+
+/** The answer's schema in strict mode's form (strict.ts) where its root is an object, else undefined. */
+export function strictAnswerSchema(
+	format: ResponseFormat,
+): ReturnType<typeof toStrictSchema> | undefined {
+	return format.type === 'jsonSchema' && format.schema.type === 'object'
+		? toStrictSchema(format.schema)
+		: undefined;
 }

@@ -56,10 +56,8 @@ export async function decide(context: IExecuteFunctions) {
 	const fallback =
 		fallbackProvider &&
 		(await fallbackEndpoints(context, { provider, endpoints }, fallbackProvider));
-	const redactionFor = nodeRedactions(context, [
-		...endpoints.secrets,
-		...(fallback?.secrets ?? []),
-	]);
+	const secrets = [...endpoints.secrets, ...(fallback?.secrets ?? [])];
+	const redactionFor = nodeRedactions(context, secrets);
 
 	const processItem = async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
 		const settings = settingsOf(context, itemIndex);
@@ -68,7 +66,7 @@ export async function decide(context: IExecuteFunctions) {
 		const dialect = provider.dialect(settings.request);
 		const cacheKey =
 			settings.model.promptCaching &&
-			promptCacheKey(dialect.id, endpoints.baseUrl, {
+			promptCacheKey(dialect.id, endpoints.config?.baseUrl, {
 				...conversation,
 				session: item.json.session as { id?: unknown },
 			});
@@ -81,10 +79,7 @@ export async function decide(context: IExecuteFunctions) {
 			...settings.usage,
 			endpoint: endpoints.forItem(itemIndex, dialect, settings, redaction),
 			tracePolicy: redaction.trace,
-			answer: chatStreamFor(context, itemIndex, settings, [
-				...endpoints.secrets,
-				...(fallback?.secrets ?? []),
-			]),
+			answer: chatStreamFor(context, itemIndex, settings, secrets),
 			...(fallback &&
 				fallbackProvider && {
 					fallback: fallbackRoute(context, itemIndex, fallbackProvider, fallback, dialect, {

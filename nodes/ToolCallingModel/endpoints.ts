@@ -17,8 +17,6 @@ import type { NodeSettings } from './settings';
 export interface ModelEndpoints {
 	/** The values of the credential in use, redacted in everything the node writes. */
 	secrets: readonly string[];
-	/** The API's Base URL; none when a recording answers. */
-	baseUrl?: string;
 	/** Where the API is and how to reach it; none when a recording answers. */
 	config?: EndpointConfig;
 	/** The endpoint of one item's turn, with that item's settings. */
@@ -42,7 +40,6 @@ export async function liveEndpoints(
 	const send = nodeHttpSend(context);
 	return {
 		secrets: endpointSecrets(config),
-		baseUrl: config.baseUrl,
 		config,
 		forItem: (_itemIndex, dialect, settings) =>
 			liveModelEndpoint(dialect, config, {

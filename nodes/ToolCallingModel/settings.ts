@@ -53,6 +53,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 	).trim();
 	if (model === '')
 		throw new NodeOperationError(context.getNode(), 'Choose a model', { itemIndex });
+	const reasoning = reasoningOf(options);
 	return {
 		model: {
 			model,
@@ -63,7 +64,7 @@ export function settingsOf(context: IExecuteFunctions, itemIndex: number): NodeS
 			strict: options.strict ?? false,
 			stream: options.stream ?? false,
 			...responseFormatOf(context, itemIndex),
-			...(reasoningOf(options) && { reasoning: reasoningOf(options) }),
+			...(reasoning && { reasoning }),
 			promptCaching: options.promptCaching ?? true,
 			...optionalObject(
 				'bodyFields',
@@ -105,7 +106,7 @@ export function concurrencyOf(context: IExecuteFunctions): number {
  * A JSON option that must hold an object (as text, or an object an expression gave); empty is none.
  * Anything else stops the item, naming the option.
  */
-export function jsonObjectOption(
+function jsonObjectOption(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	value: unknown,

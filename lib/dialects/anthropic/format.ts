@@ -1,18 +1,17 @@
 import type { Tool } from '../../conversation/types';
-import { toStrictSchema } from '../../schema/strict';
 import { answerToolFor } from '../answerTool';
-import { reasoningBudget } from '../settings';
+import { reasoningBudget, strictAnswerSchema } from '../settings';
 import { UnsupportedSettingError, type AnswerTool, type ModelSettings } from '../types';
 import type { AnthropicBlock, AnthropicRequest } from './wire';
 
 /** Anthropic's smallest thinking budget. */
-export const MIN_THINKING_BUDGET = 1024;
+const MIN_THINKING_BUDGET = 1024;
 
 /**
  * Models that take a structured answer (`output_config.format`): Claude Opus 4.1, and 4.5 and later.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/structured-outputs
  */
-export function takesStructuredOutputs(model: string): boolean {
+function takesStructuredOutputs(model: string): boolean {
 	const found =
 		/claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d+))?(?!\d)/.exec(model) ??
 		/claude-(\d+)-(\d+)-(?:opus|sonnet|haiku)/.exec(model);
@@ -51,10 +50,7 @@ export function anthropicFormat(
 	let answer: AnthropicShape['answer'];
 	const format = settings.responseFormat;
 	if (format) {
-		const strict =
-			format.type === 'jsonSchema' && format.schema.type === 'object'
-				? toStrictSchema(format.schema)
-				: undefined;
+		const strict = strictAnswerSchema(format);
 		if (strict?.ok && takesStructuredOutputs(settings.model))
 			fields.output_config = { format: { type: 'json_schema', schema: strict.schema } };
 		else answer = answerToolFor(format, tools);

@@ -9,7 +9,7 @@ import { toAnthropicTools } from './tools';
 import type { AnthropicRequest, AnthropicTool, AnthropicToolChoice } from './wire';
 
 /** The fields of a Messages body the node writes itself: Additional Body Fields may not set them. */
-export const ANTHROPIC_OWNED = ['model', 'messages', 'system', 'tools', 'tool_choice', 'stream'];
+const ANTHROPIC_OWNED = ['model', 'messages', 'system', 'tools', 'tool_choice', 'stream'];
 
 /**
  * Anthropic refuses a request without max_tokens. 4096 is within every Claude model's output limit

@@ -9,13 +9,7 @@ import { toGeminiTools } from './tools';
 import type { GeminiFunctionCallingConfig, GeminiRequest } from './wire';
 
 /** The fields of a generateContent (the model and streaming are in its URL) body the node writes itself: Additional Body Fields may not set them. */
-export const GEMINI_OWNED = [
-	'contents',
-	'systemInstruction',
-	'tools',
-	'toolConfig',
-	'cachedContent',
-];
+const GEMINI_OWNED = ['contents', 'systemInstruction', 'tools', 'toolConfig', 'cachedContent'];
 
 /**
  * The generateContent body. The model and the stream choice are in the URL (http.ts), not here.

@@ -1,4 +1,3 @@
-import { reasoningEffort } from '../settings';
 import type { ModelSettings } from '../types';
 
 /**
@@ -13,7 +12,7 @@ export function ollamaFormat(settings: ModelSettings): {
 	think?: boolean | 'low' | 'medium' | 'high';
 } {
 	const { responseFormat, reasoning } = settings;
-	const effort = reasoning?.effort && reasoningEffort(reasoning);
+	const effort = reasoning?.effort;
 	return {
 		...(responseFormat && {
 			format: responseFormat.type === 'jsonSchema' ? responseFormat.schema : ('json' as const),

@@ -9,7 +9,7 @@ import { toOllamaTools } from './tools';
 import type { OllamaChatRequest } from './wire';
 
 /** The fields of a /api/chat body the node writes itself: Additional Body Fields may not set them. */
-export const OLLAMA_OWNED = ['model', 'messages', 'tools', 'stream'];
+const OLLAMA_OWNED = ['model', 'messages', 'tools', 'stream'];
 
 export function buildOllamaRequest(
 	conversation: Pick<Conversation, 'messages' | 'tools'>,

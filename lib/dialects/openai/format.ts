@@ -1,6 +1,5 @@
 import type { Message } from '../../conversation/types';
-import { toStrictSchema } from '../../schema/strict';
-import { reasoningEffort } from '../settings';
+import { reasoningEffort, strictAnswerSchema } from '../settings';
 import type { ModelSettings, ResponseFormat } from '../types';
 
 /** Chat Completions' response_format and the Responses API's text.format, which take the same schema. */
@@ -19,7 +18,7 @@ export type OpenAIResponseFormat = { type: 'json_object' } | OpenAIJsonSchemaFor
  */
 export function openaiResponseFormat(format: ResponseFormat): OpenAIResponseFormat {
 	if (format.type === 'json') return { type: 'json_object' };
-	const strict = format.schema.type === 'object' ? toStrictSchema(format.schema) : undefined;
+	const strict = strictAnswerSchema(format);
 	return strict?.ok
 		? { type: 'json_schema', name: format.name, schema: strict.schema, strict: true }
 		: { type: 'json_schema', name: format.name, schema: format.schema, strict: false };
@@ -29,7 +28,7 @@ export function openaiResponseFormat(format: ResponseFormat): OpenAIResponseForm
  * JSON mode is refused unless a message says "json" ("'messages' must contain the word 'json' in
  * some form"): a system message asking for JSON is added when none does.
  */
-export const JSON_INSTRUCTION = 'Answer with JSON.';
+const JSON_INSTRUCTION = 'Answer with JSON.';
 
 export function withJsonInstruction(
 	messages: readonly Message[],

@@ -9,7 +9,7 @@ import { toOpenAITools } from './tools';
 import type { OpenAIRequest, OpenAIToolChoice } from './wire';
 
 /** The fields of a Chat Completions body the node writes itself: Additional Body Fields may not set them. */
-export const OPENAI_OWNED = [
+const OPENAI_OWNED = [
 	'model',
 	'messages',
 	'tools',

@@ -10,7 +10,7 @@ import { toResponsesTools } from './tools';
 import type { ResponsesRequest, ResponsesToolChoice } from './wire';
 
 /** The fields of a Responses body the node writes itself: Additional Body Fields may not set them. */
-export const RESPONSES_OWNED = [
+const RESPONSES_OWNED = [
 	'model',
 	'input',
 	'instructions',
