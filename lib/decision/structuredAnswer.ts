@@ -6,7 +6,8 @@ import type { AnswerTool, ModelTurn, ResponseFormat, ToolNameMap } from '../dial
 import { dropAddedNulls } from '../schema/strict';
 import { describeIssues, SchemaValidator } from '../schema/validator';
 
-const answers = new SchemaValidator();
+// Made at the first structured answer: most nodes never check one.
+let answers: SchemaValidator | undefined;
 
 /**
  * A turn whose call of the answer tool (answerTool.ts) is its answer: the call's arguments become
@@ -64,7 +65,7 @@ export function checkAnswer(text: string, format: ResponseFormat): AnswerCheck {
 	const schema = answerSchema(format);
 	const parsed = parseToolArguments(json);
 	const kept = parsed.ok ? dropAddedNulls(parsed.value, schema) : value;
-	const checked = answers.check(schema, kept);
+	const checked = (answers ??= new SchemaValidator()).check(schema, kept);
 	if (checked.status === 'invalid')
 		return {
 			ok: false,

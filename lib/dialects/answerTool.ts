@@ -1,7 +1,7 @@
 import type { Tool, VendorTurn } from '../conversation/types';
 import { isRecord } from '../json/value';
 import { answerSchema } from './settings';
-import type { AnswerTool, ResponseFormat } from './types';
+import type { AnswerTool, NotStrict, ResponseFormat } from './types';
 
 /**
  * Where a vendor takes no structured answer beside tools (Anthropic models before structured
@@ -11,10 +11,12 @@ import type { AnswerTool, ResponseFormat } from './types';
  */
 export const ANSWER_TOOL_NAME = 'final_answer';
 
-export function answerToolFor(
-	format: ResponseFormat,
-	tools: readonly Tool[],
-): { tool: Tool; answerTool: AnswerTool } {
+export interface AnswerToolRequest {
+	tool: Tool;
+	answerTool: AnswerTool;
+}
+
+export function answerToolFor(format: ResponseFormat, tools: readonly Tool[]): AnswerToolRequest {
 	let name = ANSWER_TOOL_NAME;
 	for (let n = 2; tools.some((tool) => tool.name === name); n++) name = `${ANSWER_TOOL_NAME}_${n}`;
 	const schema = answerSchema(format);
@@ -43,4 +45,21 @@ export function withoutAnswerCall(turn: VendorTurn, vendorName: string): VendorT
 		((piece.type === 'tool_use' && piece.name === vendorName) ||
 			(isRecord(piece.functionCall) && piece.functionCall.name === vendorName));
 	return { ...turn, content: turn.content.filter((piece) => !isAnswerCall(piece)) };
+}
+
+/** The tools a request offers: the conversation's, and the answer tool when one is asked for. */
+export function withAnswerTool(tools: Tool[], answer?: AnswerToolRequest): Tool[] {
+	return answer ? [...tools, answer.tool] : tools;
+}
+
+/** What the request tells the decision step of the answer tool: which it is; it is no tool not strict. */
+export function answerToolFields(
+	notStrict: NotStrict[],
+	answer?: AnswerToolRequest,
+): { notStrict: NotStrict[]; answerTool?: AnswerTool } {
+	if (!answer) return { notStrict };
+	return {
+		notStrict: notStrict.filter((tool) => tool.name !== answer.answerTool.name),
+		answerTool: answer.answerTool,
+	};
 }

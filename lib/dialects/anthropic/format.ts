@@ -1,7 +1,7 @@
 import type { Tool } from '../../conversation/types';
-import { answerToolFor } from '../answerTool';
+import { answerToolFor, type AnswerToolRequest } from '../answerTool';
 import { reasoningBudget, strictAnswerSchema } from '../settings';
-import { UnsupportedSettingError, type AnswerTool, type ModelSettings } from '../types';
+import { UnsupportedSettingError, type ModelSettings } from '../types';
 import type { AnthropicBlock, AnthropicRequest } from './wire';
 
 /** Anthropic's smallest thinking budget. */
@@ -29,7 +29,7 @@ export interface AnthropicShape {
 		thinking?: { type: 'enabled'; budget_tokens: number };
 	};
 	/** The tool a structured answer comes by, for models without structured outputs; added to the tools. */
-	answer?: { tool: Tool; answerTool: AnswerTool };
+	answer?: AnswerToolRequest;
 	/** Tokens the turn may write: thinking comes out of max_tokens, so the budget is added to the answer's. */
 	maxTokens: number;
 }

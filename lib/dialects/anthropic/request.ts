@@ -1,3 +1,4 @@
+import { answerToolFields, withAnswerTool } from '../answerTool';
 import { withBodyFields } from '../settings';
 import type { Conversation, Tool } from '../../conversation/types';
 import { anthropicFormat, markCacheBreakpoints, type AnthropicShape } from './format';
@@ -26,7 +27,7 @@ export function buildAnthropicRequest(
 		conversation.tools,
 		settings.maxTokens ?? DEFAULT_MAX_TOKENS,
 	);
-	const tools = shape.answer ? [...conversation.tools, shape.answer.tool] : conversation.tools;
+	const tools = withAnswerTool(conversation.tools, shape.answer);
 	const names = anthropicToolNames(historyToolNames({ ...conversation, tools }));
 	const vendorTools = toAnthropicTools(tools, names, settings.strict);
 	const { system, messages } = toAnthropicMessages(conversation.messages, names);
@@ -57,8 +58,7 @@ export function buildAnthropicRequest(
 	return {
 		body: withBodyFields(body, settings.bodyFields, ANTHROPIC_OWNED),
 		names,
-		notStrict: vendorTools.notStrict.filter((tool) => tool.name !== shape.answer?.answerTool.name),
-		...(shape.answer && { answerTool: shape.answer.answerTool }),
+		...answerToolFields(vendorTools.notStrict, shape.answer),
 	};
 }
 

@@ -1,8 +1,8 @@
 import type { Tool } from '../../conversation/types';
 import { toGeminiResponseSchema, type GeminiSchema } from '../../schema/gemini';
-import { answerToolFor } from '../answerTool';
+import { answerToolFor, type AnswerToolRequest } from '../answerTool';
 import { reasoningBudget } from '../settings';
-import type { AnswerTool, ModelSettings } from '../types';
+import type { ModelSettings } from '../types';
 
 /** Gemini's generation, read off the model's name ("gemini-2.5-flash" is 2); 0 when it names none. */
 export function geminiGeneration(model: string): number {
@@ -21,7 +21,7 @@ export interface GeminiShape {
 		};
 	};
 	/** The tool a structured answer comes by, where Gemini takes no JSON answer beside tools. */
-	answer?: { tool: Tool; answerTool: AnswerTool };
+	answer?: AnswerToolRequest;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { answerToolFields, withAnswerTool } from '../answerTool';
 import type { Conversation } from '../../conversation/types';
 import { sampling, withBodyFields } from '../settings';
 import { historyToolNames } from '../toolNames';
@@ -21,7 +22,7 @@ export function buildGeminiRequest(
 ): VendorRequest<GeminiRequest> {
 	const { messages } = conversation;
 	const shape = geminiFormat(settings, conversation.tools);
-	const tools = shape.answer ? [...conversation.tools, shape.answer.tool] : conversation.tools;
+	const tools = withAnswerTool(conversation.tools, shape.answer);
 	const names = geminiToolNames(historyToolNames({ ...conversation, tools }));
 	const vendorTools = toGeminiTools(tools, names, settings.strict);
 	// Gemini 3 and later refuse unsigned function calls in a continued turn; older models get no stand-in.
@@ -40,8 +41,7 @@ export function buildGeminiRequest(
 	return {
 		body: withBodyFields(body, settings.bodyFields, GEMINI_OWNED),
 		names,
-		notStrict: vendorTools.notStrict.filter((tool) => tool.name !== shape.answer?.answerTool.name),
-		...(shape.answer && { answerTool: shape.answer.answerTool }),
+		...answerToolFields(vendorTools.notStrict, shape.answer),
 	};
 }
 

@@ -46,9 +46,10 @@ export function parseGeminiResponse(body: GeminiResponse, names: ToolNameMap): M
 			? candidate.content.parts
 			: [];
 	const parts = sent.filter(isRecord) as GeminiPart[];
-	functionCallsOf(parts).forEach(refuseUnassembled);
+	const calls = functionCallsOf(parts);
+	calls.forEach(refuseUnassembled);
 	const { assistantCalls, toolCalls } = collectToolCalls(
-		functionCallsOf(parts).map((call) => ({
+		calls.map((call) => ({
 			id: call.id,
 			name: call.name,
 			arguments: call.args,
