@@ -154,26 +154,35 @@ export function continueConversation(
 	const opening: Message[] =
 		next.system.trim() === '' ? [] : [{ role: 'system', content: next.system }];
 	const message: Message = { role: 'user', content: next.message };
-	const all = () => [...opening, ...kept.flatMap((turn) => turn.messages), message];
+	// Each message's JSON is measured once, not at every turn trimmed: a list's JSON is an opening
+	// bracket, then each message's JSON followed by a comma or the closing bracket.
+	const jsonSize = (list: readonly Message[]) =>
+		list.reduce((size, each) => size + JSON.stringify(each).length + 1, 0);
+	const turnSizes = kept.map((turn) => jsonSize(turn.messages));
+	let count = opening.length + 1 + kept.reduce((sum, turn) => sum + turn.messages.length, 0);
+	let jsonChars =
+		1 + jsonSize(opening) + jsonSize([message]) + turnSizes.reduce((sum, size) => sum + size, 0);
 	let trimmed: LoadReport['trimmed'];
 	while (kept.length > 0) {
-		const reason = overBudget(all(), budget);
+		const reason = overBudget(count, jsonChars, budget);
 		if (reason === '') break;
 		const oldest = kept.shift()!;
+		count -= oldest.messages.length;
+		jsonChars -= turnSizes.shift()!;
 		trimmed = {
 			turns: (trimmed?.turns ?? 0) + 1,
 			messages: (trimmed?.messages ?? 0) + oldest.messages.length,
 			reason: trimmed?.reason ?? reason,
 		};
 	}
-	const messages = all();
+	const messages = [...opening, ...kept.flatMap((turn) => turn.messages), message];
 	// The session's totals count every turn, those left out of the messages too.
 	const counted = turns.flatMap((turn) => (turn.usage ? [turn.usage] : []));
 	const usage = counted.length > 0 ? counted.reduce(addedUsage, NO_USAGE) : undefined;
-	const numbers = turns.map((turn) => turn.turn);
-	const concurrentTurns = [
-		...new Set(numbers.filter((turn, index) => numbers.indexOf(turn) !== index)),
-	];
+	const seen = new Set<number>();
+	const concurrent = new Set<number>();
+	for (const { turn } of turns) (seen.has(turn) ? concurrent : seen).add(turn);
+	const concurrentTurns = [...concurrent];
 	return {
 		messages,
 		newFrom: messages.length - 1,
@@ -182,7 +191,7 @@ export function continueConversation(
 			turnsStored: turns.length,
 			turnsKept: kept.length,
 			messagesKept: messages.length,
-			estimatedTokens: estimatedTokens(messages),
+			estimatedTokens: tokensOfJson(jsonChars),
 			...(trimmed && { trimmed }),
 			...(shortened.length > 0 && { shortened }),
 			...(concurrentTurns.length > 0 && { concurrentTurns }),
@@ -190,18 +199,23 @@ export function continueConversation(
 	};
 }
 
-/** Why the messages are over the budget; '' when they are within it. */
-function overBudget(messages: readonly Message[], budget: ContextBudget): string {
-	if (budget.maxMessages > 0 && messages.length > budget.maxMessages)
+/** Why messages so many and so long are over the budget; '' when they are within it. */
+function overBudget(count: number, jsonChars: number, budget: ContextBudget): string {
+	if (budget.maxMessages > 0 && count > budget.maxMessages)
 		return `Max Messages is ${budget.maxMessages}`;
-	if (budget.maxTokens > 0 && estimatedTokens(messages) > budget.maxTokens)
+	if (budget.maxTokens > 0 && tokensOfJson(jsonChars) > budget.maxTokens)
 		return `Max Tokens is ${budget.maxTokens} (estimated)`;
 	return '';
 }
 
 /** A rough count, as the budget needs no vendor's tokenizer: one token per 4 characters of JSON. */
+function tokensOfJson(jsonChars: number): number {
+	return Math.ceil(jsonChars / 4);
+}
+
+/** The same count for a list of messages. */
 export function estimatedTokens(messages: readonly Message[]): number {
-	return Math.ceil(JSON.stringify(messages).length / 4);
+	return tokensOfJson(JSON.stringify(messages).length);
 }
 
 function shortenToolResults(
