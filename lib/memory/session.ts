@@ -13,6 +13,14 @@ import type { Conversation, ConversationUsage, Message, ToolMessage } from '../c
  */
 
 /** One turn as the memory table holds it: the messages as JSON text. */
+/** A conversation's new turn: its messages from the person's on, and what it used. */
+export interface NewTurn {
+	sessionId: string;
+	turn: number;
+	messages: Message[];
+	usage?: ConversationUsage;
+}
+
 export interface TurnRow {
 	sessionId: string;
 	/** The turn's place in the session: 1 for its first message. */
@@ -242,7 +250,7 @@ function shortenToolResults(
  * the table); a conversation with calls still pending is refused, as its next load would send
  * calls without answers.
  */
-export function turnToStore(conversation: Conversation, session: unknown): TurnRow {
+export function newTurn(conversation: Conversation, session: unknown): NewTurn {
 	const mark = readSessionMark(session);
 	if (conversation.toolCalls.length > 0)
 		throw new SessionError(
@@ -260,11 +268,16 @@ export function turnToStore(conversation: Conversation, session: unknown): TurnR
 	});
 	const { usage } = conversation;
 	const used = usage && (mark.usageAtLoad ? usageSince(usage, mark.usageAtLoad) : usage);
+	return { sessionId: mark.id, turn: mark.turn, messages: stored, ...(used && { usage: used }) };
+}
+
+/** The row that stores a turn, its messages as given (redacted, say) or as they are. */
+export function turnRow(turn: NewTurn, messages: unknown = turn.messages): TurnRow {
 	return {
-		sessionId: mark.id,
-		turn: mark.turn,
-		messages: JSON.stringify(stored),
-		usage: used ? JSON.stringify(used) : '',
+		sessionId: turn.sessionId,
+		turn: turn.turn,
+		messages: JSON.stringify(messages),
+		usage: turn.usage ? JSON.stringify(turn.usage) : '',
 	};
 }
 

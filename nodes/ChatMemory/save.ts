@@ -1,11 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { turnToStore } from '../../lib/memory/session';
+import { newTurn, turnRow } from '../../lib/memory/session';
 import { readConversation } from '../../lib/conversation/read';
 import type { ConversationUsage } from '../../lib/conversation/types';
-import { createRedactor, DEFAULT_SECRET_KEYS } from '../../lib/json/redact';
+import { createRedactor } from '../../lib/json/redact';
+import { madeOnce } from '../../lib/util/madeOnce';
 import { describeUsage } from '../../lib/usage/budget';
 import { chunkSink, streamsToCaller } from '../shared/chatChunks';
 import type { Routed } from '../shared/items';
+import { itemParameter } from '../shared/parameters';
+import { secretKeysOf } from '../shared/traceOptions';
 
 interface SaveOptions {
 	redactKeys?: string;
@@ -18,26 +21,17 @@ interface SaveOptions {
  * keys are hidden here, in tool arguments and in results given as JSON.
  */
 export function save(context: IExecuteFunctions) {
+	// One redactor for the items that hide the same keys.
+	const shared = madeOnce();
 	return async (item: INodeExecutionData, itemIndex: number): Promise<Routed> => {
-		const options = context.getNodeParameter('saveOptions', itemIndex, {}) as SaveOptions;
-		const keys =
-			options.redactKeys === undefined
-				? DEFAULT_SECRET_KEYS
-				: String(options.redactKeys)
-						.split(',')
-						.map((key) => key.trim())
-						.filter((key) => key !== '');
+		const options = itemParameter(context, 'saveOptions', itemIndex, {}) as SaveOptions;
+		const keys = secretKeysOf(options.redactKeys);
+		const redactor = shared([keys.join(',')], () => createRedactor({ secrets: [], keys }));
 		const conversation = readConversation(item.json);
-		const row = turnToStore(conversation, item.json.session);
-		const messages = createRedactor({ secrets: [], keys }).all(JSON.parse(row.messages) as unknown);
-		if (options.showUsage && conversation.usage && streamsToCaller(context))
-			await sayUsage(
-				context,
-				itemIndex,
-				JSON.parse(row.usage) as ConversationUsage,
-				conversation.usage,
-			);
-		return { output: 0, item: { json: { ...row, messages: JSON.stringify(messages) } } };
+		const turn = newTurn(conversation, item.json.session);
+		if (options.showUsage && turn.usage && conversation.usage && streamsToCaller(context))
+			await sayUsage(context, itemIndex, turn.usage, conversation.usage);
+		return { output: 0, item: { json: { ...turnRow(turn, redactor.all(turn.messages)) } } };
 	};
 }
 

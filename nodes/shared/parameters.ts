@@ -67,3 +67,11 @@ function holdsExpression(value: unknown): boolean {
 	if (typeof value === 'string') return value.startsWith('=');
 	return typeof value === 'object' && value !== null && Object.values(value).some(holdsExpression);
 }
+
+/** A parameter holding a comma-separated list, its entries trimmed; an expression may give a number or nothing, read as its text. */
+export function commaList(text: unknown): string[] {
+	return (text === undefined || text === null ? '' : String(text))
+		.split(',')
+		.map((part) => part.trim())
+		.filter((part) => part !== '');
+}

@@ -6,7 +6,7 @@ import {
 	type Secrets,
 } from '../../lib/json/redact';
 import type { TracePolicy } from '../../lib/trace/entries';
-import { isConstantParameter } from './parameters';
+import { commaList, isConstantParameter } from './parameters';
 
 /** The trace and redaction settings both nodes offer. */
 export const traceOptionsProperty: INodeProperties = {
@@ -123,15 +123,14 @@ function readOptions(context: IExecuteFunctions, itemIndex: number): TraceOption
 	return context.getNodeParameter('traceOptions', itemIndex, {}) as TraceOptions;
 }
 
+/** The keys whose values are hidden: Redact Keys' list, or the default ones when it is not set. */
+export function secretKeysOf(redactKeys: unknown): readonly string[] {
+	return redactKeys === undefined ? DEFAULT_SECRET_KEYS : commaList(redactKeys);
+}
+
 function redactionOf(options: TraceOptions, secrets: Secrets): NodeRedaction {
-	// An expression may give a number or nothing: it is read as its text.
-	const list = (text: unknown) =>
-		(text === undefined || text === null ? '' : String(text))
-			.split(',')
-			.map((part) => part.trim())
-			.filter((part) => part !== '');
-	const keys = options.redactKeys === undefined ? DEFAULT_SECRET_KEYS : list(options.redactKeys);
-	const traceRedactor = createRedactor({ secrets, keys, paths: list(options.redactPaths) });
+	const keys = secretKeysOf(options.redactKeys);
+	const traceRedactor = createRedactor({ secrets, keys, paths: commaList(options.redactPaths) });
 	const textRedactor = createRedactor({ secrets, keys });
 	return {
 		trace: {

@@ -3,7 +3,8 @@ import {
 	estimatedTokens,
 	readStoredTurns,
 	SessionError,
-	turnToStore,
+	newTurn,
+	turnRow,
 	type ContextBudget,
 	type StoredTurn,
 } from '../../lib/memory/session';
@@ -170,7 +171,7 @@ describe('continueConversation', () => {
 	});
 });
 
-describe('turnToStore', () => {
+describe('newTurn and turnRow', () => {
 	const loaded = continueConversation([{ turn: 1, messages: turnWithCall(1) }], {
 		system: 'Be brief.',
 		message: 'question 2',
@@ -186,7 +187,7 @@ describe('turnToStore', () => {
 	});
 
 	it('stores what the message added, from the new message on', () => {
-		const stored = turnToStore(answered(), session);
+		const stored = turnRow(newTurn(answered(), session));
 		expect(stored).toEqual({
 			sessionId: 's1',
 			turn: 2,
@@ -203,21 +204,21 @@ describe('turnToStore', () => {
 		const conversation = answered();
 		const result = conversation.messages.at(-2) as Extract<Message, { role: 'tool' }>;
 		result.attachments = [{ binaryProperty: 'data_0', kind: 'image', mimeType: 'image/png' }];
-		expect(turnToStore(conversation, session).messages).not.toContain('attachments');
+		expect(turnRow(newTurn(conversation, session)).messages).not.toContain('attachments');
 	});
 
 	it.each([
 		[undefined, "The item has no 'session' (id, turn, newFrom)"],
 		[{ id: 's1' }, "The item has no 'session' (id, turn, newFrom)"],
 	])('refuses an item no Load began: %j', (mark, message) => {
-		expect(() => turnToStore(answered(), mark)).toThrow(message);
+		expect(() => turnRow(newTurn(answered(), mark))).toThrow(message);
 	});
 
 	it('refuses a conversation with calls still pending', () => {
 		const pending = answered({
 			toolCalls: [{ id: 'c', name: 'lookup', arguments: {}, rawArguments: '{}' }],
 		});
-		expect(() => turnToStore(pending, session)).toThrow(
+		expect(() => turnRow(newTurn(pending, session))).toThrow(
 			"Session 's1': the conversation still has 1 tool calls pending (lookup)",
 		);
 	});
@@ -225,7 +226,7 @@ describe('turnToStore', () => {
 	it('refuses when the new message is no longer where Load put it', () => {
 		const cut = answered();
 		cut.messages.splice(0, 2);
-		expect(() => turnToStore(cut, session)).toThrow("is not the person's message");
+		expect(() => turnRow(newTurn(cut, session))).toThrow("is not the person's message");
 	});
 });
 
@@ -271,15 +272,17 @@ describe('usage across the messages of a session', () => {
 			tokens: { ...loaded.usage!.tokens, input: 150, output: 20 },
 			cost: 0.0035,
 		};
-		const row3 = turnToStore(
-			{
-				messages: [...loaded.messages, { role: 'assistant', content: 'done' }],
-				tools: [],
-				toolCalls: [],
-				trace: [],
-				usage: now,
-			},
-			{ id: 's1', turn: 3, newFrom: loaded.newFrom, usageAtLoad: loaded.usage },
+		const row3 = turnRow(
+			newTurn(
+				{
+					messages: [...loaded.messages, { role: 'assistant', content: 'done' }],
+					tools: [],
+					toolCalls: [],
+					trace: [],
+					usage: now,
+				},
+				{ id: 's1', turn: 3, newFrom: loaded.newFrom, usageAtLoad: loaded.usage },
+			),
 		);
 		expect(JSON.parse(row3.usage)).toEqual({
 			modelCalls: 1,

@@ -4,6 +4,7 @@ import { answerSampling } from '../../../lib/execution/sampling';
 import type { SamplingCapability, SamplingOptions } from '../../../lib/mcp';
 import { endpointSecrets } from '../../../lib/model/transport';
 import { nodeHttpSend } from '../../shared/modelHttp';
+import { commaList } from '../../shared/parameters';
 import { endpointFromCredentials, PROVIDERS, providerOf } from '../../ToolCallingModel/providers';
 
 /** Where a server's requests come while it runs: List Tools too, as what is declared decides the tools. */
@@ -157,12 +158,6 @@ interface SamplingOptionValues {
 	timeoutMs?: number;
 }
 
-const names = (text: string | undefined) =>
-	(text ?? '')
-		.split(',')
-		.map((name) => name.trim())
-		.filter((name) => name !== '');
-
 /** Read once per execution: the choice and the model's credential are the node's, not an item's. */
 export async function nodeSamplingOf(
 	context: IExecuteFunctions,
@@ -172,7 +167,7 @@ export async function nodeSamplingOf(
 		SAMPLING_OPERATIONS.includes(operation) &&
 		context.getNodeParameter('sampling', 0, 'decline') === 'answer';
 	if (!answering) return { secrets: [] };
-	const allowedTools = names(context.getNodeParameter('samplingTools', 0, '') as string);
+	const allowedTools = commaList(context.getNodeParameter('samplingTools', 0, ''));
 	const capability = { tools: allowedTools.length > 0 };
 	// Listing only declares: no model is asked, so its credential is not read.
 	if (operation === 'listTools') return { capability, secrets: [] };
@@ -193,7 +188,7 @@ export async function nodeSamplingOf(
 			signal: context.getExecutionCancelSignal(),
 		},
 		maxTokens: values.maxTokens ?? 1000,
-		modelChoices: names(values.modelChoices),
+		modelChoices: commaList(values.modelChoices),
 		useSystemPrompt: values.useSystemPrompt ?? true,
 		allowedTools,
 	};

@@ -4,7 +4,7 @@ import type { ApprovalPolicy } from '../../../lib/execution/approval';
 import type { ParallelCalls } from '../../../lib/execution/executeCalls';
 import type { RequestLimits, SamplingOptions, ToolCallOptions, UseOptions } from '../../../lib/mcp';
 import { DEFAULT_CONCURRENCY } from '../../shared/items';
-import { itemParameter } from '../../shared/parameters';
+import { commaList, itemParameter } from '../../shared/parameters';
 
 export interface CallSettings {
 	timeoutMs: number;
@@ -92,10 +92,7 @@ function chosenCallIds(chosen: unknown, allIds: string[]): string[] | undefined 
 		parsed = JSON.parse(text);
 	} catch {
 		// Not JSON: ids as written.
-		return text
-			.split(',')
-			.map((id) => id.trim())
-			.filter((id) => id !== '');
+		return commaList(text);
 	}
 	return chosenCallIds(parsed, allIds);
 }
