@@ -1,5 +1,6 @@
 import {
 	NodeOperationError,
+	type IDataObject,
 	type IExecuteFunctions,
 	type INodeExecutionData,
 	type IPairedItemData,
@@ -13,7 +14,7 @@ import {
 import type { Conversation } from '../../lib/conversation/types';
 import { traceEntry } from '../../lib/trace/entries';
 import { redactedError } from '../shared/redactedError';
-import { nodeRedactions } from '../shared/traceOptions';
+import { nodeRedactions, type NodeRedaction } from '../shared/traceOptions';
 
 /**
  * Load: the input items are a session's stored turns, as a Data table node read them (or one empty
@@ -24,22 +25,28 @@ import { nodeRedactions } from '../shared/traceOptions';
  * naming itself.
  */
 export async function load(context: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const redaction = nodeRedactions(context, [])(0);
+	const redactionFor = nodeRedactions(context, []);
+	const redaction = redactionFor(0);
+	const items = context.getInputData();
 	const sessions = new Map<string, number[]>();
-	context.getInputData().forEach((item, itemIndex) => {
+	items.forEach((item, itemIndex) => {
 		const stored = item.json.sessionId;
 		// A row names its session; an item without one (a new session's) is a session of its own.
 		const key =
 			typeof stored === 'string' || typeof stored === 'number'
 				? `session ${stored}`
 				: `item ${itemIndex}`;
-		sessions.set(key, [...(sessions.get(key) ?? []), itemIndex]);
+		const indices = sessions.get(key);
+		if (indices) indices.push(itemIndex);
+		else sessions.set(key, [itemIndex]);
 	});
 	return [
 		[...sessions.values()].map((indices): INodeExecutionData => {
 			const pairedItem: IPairedItemData[] = indices.map((item) => ({ item }));
 			try {
-				return { json: { ...loadSession(context, indices) }, pairedItem };
+				const rows = indices.map((index) => items[index].json);
+				const session = loadSession(context, indices[0], rows, redactionFor);
+				return { json: { ...session }, pairedItem };
 			} catch (error) {
 				const nodeError = redactedError(
 					error instanceof NodeOperationError
@@ -54,11 +61,13 @@ export async function load(context: IExecuteFunctions): Promise<INodeExecutionDa
 	];
 }
 
+/** One session's rows, its parameters read for `first`, its first row. */
 function loadSession(
 	context: IExecuteFunctions,
-	indices: number[],
+	first: number,
+	rows: readonly IDataObject[],
+	redactionFor: (itemIndex: number) => NodeRedaction,
 ): Conversation & { session: SessionMark } {
-	const first = indices[0];
 	const id = String(context.getNodeParameter('sessionId', first, '') ?? '').trim();
 	if (id === '')
 		throw new NodeOperationError(
@@ -67,7 +76,6 @@ function loadSession(
 			{ itemIndex: first },
 		);
 	const startedAt = Date.now();
-	const rows = indices.map((index) => context.getInputData()[index].json);
 	const turns = readStoredTurns(rows, id);
 	const message = context.getNodeParameter('message', first, '') as unknown;
 	if (typeof message !== 'string' || message.trim() === '')
@@ -84,13 +92,12 @@ function loadSession(
 			shortenToolResultsOver: budget.shortenToolResultsOver ?? 0,
 		},
 	});
-	const policy = nodeRedactions(context, [])(first).trace;
 	const entry = traceEntry(
 		'memory.load',
 		{ node: context.getNode().name, round: 0, startedAt, durationMs: Date.now() - startedAt },
 		{ session: id, ...report },
 		undefined,
-		policy,
+		redactionFor(first).trace,
 	);
 	const turn = turns.reduce((last, stored) => Math.max(last, stored.turn), 0) + 1;
 	return {
