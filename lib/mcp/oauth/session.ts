@@ -68,6 +68,8 @@ export class OAuthSession implements OAuthClientProvider {
 	private clientAuthentication?: AddClientAuthentication;
 	/** The grant and client the client authentication was made for. */
 	private grantSignature?: string;
+	/** The grant's secrets (its client secret, its key in each form), worked out when it changes. */
+	private grantSecretList: string[] = [];
 
 	constructor(options: OAuthOptions) {
 		this.options = options;
@@ -109,6 +111,8 @@ export class OAuthSession implements OAuthClientProvider {
 		this.trail.grant = grant?.kind ?? 'authorizationCode';
 		const signature = sha256(JSON.stringify([grant, client?.client_id, client?.client_secret]));
 		if (signature === this.grantSignature) return;
+		// Before the key is read: a key that does not fit fails, and its error must hide it too.
+		this.grantSecretList = grant ? grantSecrets(grant) : [];
 		if (grant && this.grantSignature !== undefined) this.invalidateCredentials('tokens');
 		const key = grant && signingKeyOf(grant);
 		this.clientAuthentication =
@@ -163,8 +167,7 @@ export class OAuthSession implements OAuthClientProvider {
 
 	/** Tokens and client secrets held now or lately: every output must hide them. */
 	secrets(): string[] {
-		const grant = this.options.grant;
-		return [...this.clientSecrets, ...(grant ? grantSecrets(grant) : []), ...this.held];
+		return [...this.clientSecrets, ...this.grantSecretList, ...this.held];
 	}
 
 	/** The code a headless authorization brought back, once. */
