@@ -1,9 +1,8 @@
-import {
-	BINARY_ENCODING,
-	type ExecuteWorkflowData,
-	type IDataObject,
-	type IExecuteFunctions,
-	type INodeExecutionData,
+import type {
+	ExecuteWorkflowData,
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
 } from 'n8n-workflow';
 import type { Tool, WorkflowReference } from '../../../lib/conversation/types';
 import { CALL_RUN, RecordedFailure, type ServedResult } from '../../../lib/execution/toolServer';
@@ -215,14 +214,17 @@ async function outputItem(
 ): Promise<WorkflowOutputItem> {
 	const binary = await Promise.all(
 		Object.entries(item.binary ?? {}).map(async ([property, data]) => {
-			const bytes = data.id
-				? await context.helpers.binaryToBuffer(await context.helpers.getBinaryStream(data.id))
-				: Buffer.from(data.data, BINARY_ENCODING);
+			// Held in memory, the data is base64 already (n8n's BINARY_ENCODING).
+			const base64 = data.id
+				? (
+						await context.helpers.binaryToBuffer(await context.helpers.getBinaryStream(data.id))
+					).toString('base64')
+				: data.data;
 			return {
 				property,
 				mimeType: data.mimeType || 'application/octet-stream',
 				...(data.fileName && { fileName: data.fileName }),
-				base64: bytes.toString('base64'),
+				base64,
 			};
 		}),
 	);
