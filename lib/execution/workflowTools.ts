@@ -101,7 +101,7 @@ const runningCalls = new AsyncLocalStorage<readonly WorkflowReference[]>();
  * The chain of workflow tool calls the current code runs inside: a workflow tool's sub-workflow
  * that runs the loop again sees its caller here (n8n runs a sub-workflow in the caller's process).
  */
-export function workflowCallChain(): readonly WorkflowReference[] {
+function workflowCallChain(): readonly WorkflowReference[] {
 	return runningCalls.getStore() ?? [];
 }
 

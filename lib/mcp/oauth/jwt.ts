@@ -55,7 +55,7 @@ export function signingKey(pem: string, algorithm: string): SigningKey {
 const base64url = (value: Buffer | string) => Buffer.from(value).toString('base64url');
 
 /** A JWT signed with the key: the header names its algorithm, the claims are as given. */
-export function signJwt(
+function signJwt(
 	{ key, algorithm }: SigningKey,
 	claims: Record<string, unknown>,
 	header: Record<string, unknown> = {},

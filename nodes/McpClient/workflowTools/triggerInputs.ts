@@ -104,7 +104,7 @@ async function triggerOf(
 }
 
 /** The trigger's fields by its Input Data Mode (fields, a JSON example, or all data; v1 takes all data). */
-export function triggerFields(
+function triggerFields(
 	trigger: IWorkflowNodeContext,
 ): Array<{ name: string; type: TriggerFieldType }> | 'acceptsAll' {
 	const mode = trigger.getNodeParameter('inputSource', 0, 'passthrough') as string;
