@@ -27,9 +27,7 @@ export function withModelCall(
 	const next: ConversationUsage = {
 		...totals,
 		modelCalls: totals.modelCalls + 1,
-		tokens: Object.fromEntries(
-			TOKEN_KINDS.map((kind) => [kind, add(totals.tokens[kind], tokens[kind])]),
-		) as unknown as TokenCounts,
+		tokens: tokensBy((kind) => add(totals.tokens[kind], tokens[kind])),
 		unreportedCalls: totals.unreportedCalls + (reported ? 0 : 1),
 		cost:
 			totals.cost === null || turnCost.cost === null ? null : dollars(totals.cost + turnCost.cost),
@@ -55,6 +53,13 @@ export function tokensUsed(tokens: TokenCounts): number | null {
 		: (tokens.input ?? 0) + (tokens.output ?? 0);
 }
 
+/** Token counts made kind by kind. */
+function tokensBy(count: (kind: keyof TokenCounts) => number | null): TokenCounts {
+	return Object.fromEntries(
+		TOKEN_KINDS.map((kind) => [kind, count(kind)]),
+	) as unknown as TokenCounts;
+}
+
 function add(total: number | null, count: number | null): number | null {
 	return count === null ? total : (total ?? 0) + count;
 }
@@ -64,9 +69,7 @@ export function addedUsage(a: ConversationUsage, b: ConversationUsage): Conversa
 	const sum: ConversationUsage = {
 		modelCalls: a.modelCalls + b.modelCalls,
 		toolCalls: a.toolCalls + b.toolCalls,
-		tokens: Object.fromEntries(
-			TOKEN_KINDS.map((kind) => [kind, add(a.tokens[kind], b.tokens[kind])]),
-		) as unknown as TokenCounts,
+		tokens: tokensBy((kind) => add(a.tokens[kind], b.tokens[kind])),
 		unreportedCalls: a.unreportedCalls + b.unreportedCalls,
 		cost: a.cost === null || b.cost === null ? null : dollars(a.cost + b.cost),
 	};
@@ -82,12 +85,10 @@ export function usageSince(now: ConversationUsage, before: ConversationUsage): C
 	const since: ConversationUsage = {
 		modelCalls: now.modelCalls - before.modelCalls,
 		toolCalls: now.toolCalls - before.toolCalls,
-		tokens: Object.fromEntries(
-			TOKEN_KINDS.map((kind) => {
-				const [total, earlier] = [now.tokens[kind], before.tokens[kind]];
-				return [kind, total === null ? null : total - (earlier ?? 0)];
-			}),
-		) as unknown as TokenCounts,
+		tokens: tokensBy((kind) => {
+			const [total, earlier] = [now.tokens[kind], before.tokens[kind]];
+			return total === null ? null : total - (earlier ?? 0);
+		}),
 		unreportedCalls: now.unreportedCalls - before.unreportedCalls,
 		cost: now.cost === null || before.cost === null ? null : dollars(now.cost - before.cost),
 	};
